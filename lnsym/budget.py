@@ -1,0 +1,48 @@
+"""Time budgets for checks: a slow computation becomes TIMEOUT, never a hang.
+
+SymPy cannot be interrupted cooperatively, so the budget is an interval timer that raises
+:class:`~lnsym.errors.BudgetExceeded` inside the running computation. Timers work only in
+the main thread of a process; elsewhere (e.g. a worker thread) the budget is not enforced
+and :func:`time_budget` says so through ``enforced``.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from lnsym.errors import BudgetExceeded
+
+
+def _enforceable() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def time_budget(seconds: float | None) -> Iterator[bool]:
+    """Run the body with at most ``seconds`` of wall time (None: unlimited).
+
+    Yields whether the budget is enforced. Nested budgets: the inner one wins while active
+    and the outer timer is restored afterwards.
+
+    Raises:
+        BudgetExceeded: when the time runs out.
+    """
+    if seconds is None or not _enforceable():
+        yield False
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise BudgetExceeded(f"time budget of {seconds:g} s exceeded")
+
+    previous_handler = signal.signal(signal.SIGALRM, expire)
+    previous_delay, _ = signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay:
+            signal.setitimer(signal.ITIMER_REAL, previous_delay)

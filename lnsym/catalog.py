@@ -1,0 +1,122 @@
+"""Loading derivation modules: the built-in catalog or the user's own files.
+
+A derivation module is a trusted Python file that defines ``CLAIMS`` (a list of
+:class:`~lnsym.claims.Claim`) and optionally ``DERIVATIONS`` (a list of
+:class:`~lnsym.proof.Derivation`); its docstring introduces the section (first line: title).
+A directory stands for its ``*.py`` files not starting with ``_``, in name order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import lnsym
+from lnsym.claims import Claim
+from lnsym.errors import CatalogError
+from lnsym.proof import Derivation
+
+
+@dataclass(frozen=True)
+class Section:
+    """The claims and derivations of one derivation module."""
+
+    path: Path
+    title: str
+    description: str
+    claims: tuple[Claim, ...]
+    derivations: tuple[Derivation, ...]
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+def builtin_dir() -> Path:
+    """The built-in derivations: inside the wheel, or beside the package in a checkout."""
+    packaged = Path(lnsym.__file__).parent / "derivations"
+    if packaged.is_dir():
+        return packaged
+    return Path(lnsym.__file__).parent.parent / "derivations"
+
+
+def module_files(paths: list[Path]) -> list[Path]:
+    """Expand directories into their derivation files.
+
+    Raises:
+        CatalogError: for a missing path or a file that is not ``.py``.
+    """
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.glob("*.py") if not p.name.startswith("_")))
+        elif path.is_file() and path.suffix == ".py":
+            files.append(path)
+        elif path.exists():
+            raise CatalogError(f"{path}: not a Python file")
+        else:
+            raise CatalogError(f"{path}: no such file or directory")
+    return files
+
+
+def load(paths: list[Path] | None = None) -> list[Section]:
+    """Load the sections of the given files/directories (default: the built-in catalog).
+
+    Raises:
+        CatalogError: when a module fails to import, lacks ``CLAIMS``, holds something that
+            is not a Claim/Derivation, or two items share an id.
+    """
+    files = module_files(paths if paths else [builtin_dir()])
+    if not files:
+        raise CatalogError("no derivation modules found in " + ", ".join(map(str, paths or [])))
+    sections = [_load_file(f) for f in files]
+    seen: dict[str, Path] = {}
+    for section in sections:
+        for item in (*section.claims, *section.derivations):
+            if item.id in seen:
+                raise CatalogError(
+                    f"{section.path}: id {item.id!r} is already used in {seen[item.id]}"
+                )
+            seen[item.id] = section.path
+    return sections
+
+
+def _load_file(path: Path) -> Section:
+    resolved = path.resolve()
+    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
+    name = f"lnsym_catalog_{resolved.stem.replace('-', '_')}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise CatalogError(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a user's module may fail in any way; report it in one line
+        raise CatalogError(f"{path}{_where(exc, resolved)}: {type(exc).__name__}: {exc}") from exc
+    claims = getattr(module, "CLAIMS", None)
+    if not isinstance(claims, list | tuple):
+        raise CatalogError(f"{path}: defines no CLAIMS list")
+    derivations = getattr(module, "DERIVATIONS", [])
+    if not isinstance(derivations, list | tuple):
+        raise CatalogError(f"{path}: DERIVATIONS must be a list")
+    for item in claims:
+        if not isinstance(item, Claim):
+            raise CatalogError(f"{path}: CLAIMS holds {item!r}, which is not a Claim")
+    for item in derivations:
+        if not isinstance(item, Derivation):
+            raise CatalogError(f"{path}: DERIVATIONS holds {item!r}, which is not a Derivation")
+    doc = (module.__doc__ or path.stem).strip()
+    title, _, description = doc.partition("\n")
+    return Section(path, title.strip(), description.strip(), tuple(claims), tuple(derivations))
+
+
+def _where(exc: BaseException, path: Path) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f":{exc.lineno}"
+    return f":{frames[-1].lineno}" if frames else ""

@@ -1,0 +1,338 @@
+"""Claims, their checking, and the verdicts with the evidence behind them.
+
+A :class:`Claim` is a statement (an :class:`~lnsym.expr.Eq` or :class:`~lnsym.expr.Le`) with
+assumptions and an expectation. :func:`check` runs the engines and returns a
+:class:`Result` whose verdict is one of
+
+- ``PROVED``: the general-d engine proved it for every d (and no other engine objects);
+- ``VERIFIED``: exact checks hold for the listed dimensions only;
+- ``CONSISTENT``: only numeric samples support it;
+- ``REFUTED``: an exact counterexample was found;
+- ``ERROR`` / ``TIMEOUT``: no decision, with the reason.
+
+Evidence lists every engine that ran, what it concluded and what it cost. A numeric check
+is never promoted to a proof.
+
+>>> from lnsym import vector, core, ones, scalar, Eq
+>>> z, c = vector("z"), scalar("c")
+>>> result = check(Claim("core.shift", Eq(core(z + c * ones), core(z))))
+>>> result.verdict, result.passed
+('PROVED', True)
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lnsym import expr as ir
+from lnsym.budget import time_budget
+from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
+from lnsym.general import GeneralEngine, Outcome
+from lnsym.proof import Derivation, prove_inequality
+from lnsym.report.printer import latex, text
+
+#: Verdicts from strongest to weakest support of "holds".
+VERDICTS = ("PROVED", "VERIFIED", "CONSISTENT", "REFUTED", "ERROR", "TIMEOUT")
+_SUPPORT = {"PROVED": 3, "VERIFIED": 2, "CONSISTENT": 1}
+_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-#]*\Z")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement to check, with its assumptions, expectation and source.
+
+    Args:
+        id: a stable dotted identifier such as ``"jacobian.symmetric"``.
+        statement: an :class:`~lnsym.expr.Eq` or :class:`~lnsym.expr.Le`.
+        assumptions: hypotheses such as ``centered(h)``.
+        expect: ``"holds"`` or ``"refuted"``.
+        source: where the source documents state it (free text).
+        title: a short human-readable name for reports.
+        require: for ``expect="holds"``, the weakest verdict that counts as success
+            (``"PROVED"`` by default; ``"VERIFIED"`` or ``"CONSISTENT"`` to accept less).
+
+    Raises:
+        ExpressionError: for a malformed id, statement, assumption or option.
+    """
+
+    id: str
+    statement: ir.Relation
+    assumptions: tuple[ir.Assumption, ...] = ()
+    expect: str = "holds"
+    source: str | None = None
+    title: str = ""
+    require: str = "PROVED"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _ID.match(self.id):
+            raise ExpressionError(f"invalid claim id {self.id!r}")
+        if not isinstance(self.statement, ir.Eq | ir.Le):
+            raise ExpressionError(f"claim {self.id}: the statement must be Eq(...) or Le(...)")
+        assumptions = tuple(self.assumptions)
+        for a in assumptions:
+            if not isinstance(a, ir.Assumption):
+                raise ExpressionError(f"claim {self.id}: {a!r} is not an assumption")
+        object.__setattr__(self, "assumptions", assumptions)
+        if self.expect not in ("holds", "refuted"):
+            raise ExpressionError(f"claim {self.id}: expect must be 'holds' or 'refuted'")
+        if self.require not in _SUPPORT:
+            raise ExpressionError(f"claim {self.id}: require must be one of {sorted(_SUPPORT)}")
+
+    def __repr__(self) -> str:
+        return f"Claim({self.id}: {text(self.statement)})"
+
+    def _repr_latex_(self) -> str:
+        return f"$\\text{{{self.id}}}:\\quad {latex(self.statement)}$"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one engine concluded about a claim, and at what cost."""
+
+    engine: str
+    outcome: str
+    detail: str
+    seconds: float
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "outcome": self.outcome,
+            "detail": self.detail,
+            "seconds": round(self.seconds, 6),
+            **self.data,
+        }
+
+
+@dataclass(frozen=True)
+class Result:
+    """The verdict on a claim with all its evidence."""
+
+    claim: Claim
+    verdict: str
+    evidence: tuple[Evidence, ...]
+    seconds: float
+    reason: str = ""
+    counterexample: dict[str, Any] | None = None
+
+    @property
+    def passed(self) -> bool:
+        """Whether the verdict matches the claim's expectation."""
+        if self.claim.expect == "refuted":
+            return self.verdict == "REFUTED"
+        return _SUPPORT.get(self.verdict, 0) >= _SUPPORT[self.claim.require]
+
+    def to_json(self) -> dict[str, Any]:
+        claim = self.claim
+        return {
+            "id": claim.id,
+            "title": claim.title,
+            "statement": latex(claim.statement),
+            "statement_text": text(claim.statement),
+            "assumptions": [latex(a) for a in claim.assumptions],
+            "source": claim.source,
+            "expect": claim.expect,
+            "require": claim.require,
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "reason": self.reason,
+            "seconds": round(self.seconds, 6),
+            "evidence": [e.to_json() for e in self.evidence],
+            "counterexample": self.counterexample,
+        }
+
+
+@dataclass(frozen=True)
+class DerivationResult:
+    """The results of every link of a derivation; it passes when every link passes."""
+
+    derivation: Derivation
+    steps: tuple[Result, ...]
+    seconds: float
+
+    @property
+    def verdict(self) -> str:
+        """The weakest verdict among the links."""
+        return min((r.verdict for r in self.steps), key=_strength)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        deriv = self.derivation
+        return {
+            "id": deriv.id,
+            "title": deriv.title,
+            "statement": latex(deriv.conclusion()),
+            "statement_text": text(deriv.conclusion()),
+            "assumptions": [latex(a) for a in deriv.assumptions],
+            "source": deriv.source,
+            "verdict": self.verdict,
+            "passed": self.passed,
+            "seconds": round(self.seconds, 6),
+            "steps": [
+                {"why": step.why, "relation": step.relation, **r.to_json()}
+                for step, r in zip(deriv.steps, self.steps, strict=True)
+            ],
+        }
+
+
+def _strength(verdict: str) -> int:
+    return _SUPPORT.get(verdict, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# Checking
+
+
+@dataclass
+class Options:
+    """How claims are checked.
+
+    Args:
+        timeout: seconds per claim over all engines (None: unlimited).
+        engines: which engines run, in order.
+    """
+
+    timeout: float | None = 60.0
+    engines: tuple[str, ...] = ("general",)
+
+
+Engine = Callable[[Claim, "Checker"], Evidence]
+
+
+def _general(claim: Claim, checker: Checker) -> Evidence:
+    start = time.perf_counter()
+    statement = claim.statement
+    outcome: Outcome
+    if isinstance(statement, ir.Le):
+        outcome = prove_inequality(statement, claim.assumptions, checker.general)
+    else:
+        outcome = checker.general.decide(statement, claim.assumptions)
+    data: dict[str, Any] = {"dimension": "symbolic d"}
+    if outcome.residual is not None:
+        data["residual"] = latex(outcome.residual)
+    return Evidence(
+        "general",
+        "proved" if outcome.proved else "not proved",
+        outcome.detail,
+        time.perf_counter() - start,
+        data,
+    )
+
+
+#: The engines by name; other modules register theirs here.
+ENGINES: dict[str, Engine] = {"general": _general}
+
+
+class Checker:
+    """Checks claims and derivations, sharing engine caches across them."""
+
+    def __init__(self, options: Options | None = None) -> None:
+        self.options = options or Options()
+        self.general = GeneralEngine()
+
+    def check(self, claim: Claim) -> Result:
+        """Run every configured engine on ``claim`` within its budget and give a verdict."""
+        start = time.perf_counter()
+        deadline = None if self.options.timeout is None else start + self.options.timeout
+        evidence: list[Evidence] = []
+        for name in self.options.engines:
+            remaining = None if deadline is None else deadline - time.perf_counter()
+            evidence.append(self._run(name, claim, remaining))
+        verdict, reason, counterexample = combine(evidence)
+        return Result(
+            claim, verdict, tuple(evidence), time.perf_counter() - start, reason, counterexample
+        )
+
+    def _run(self, name: str, claim: Claim, remaining: float | None) -> Evidence:
+        engine = ENGINES[name]
+        start = time.perf_counter()
+        if remaining is not None and remaining <= 0:
+            return Evidence(name, "timeout", "not run: the claim's time budget was used up", 0.0)
+        try:
+            with time_budget(remaining):
+                return engine(claim, self)
+        except BudgetExceeded as exc:
+            return Evidence(name, "timeout", str(exc), time.perf_counter() - start)
+        except (UnsupportedError, DomainError, ExpressionError) as exc:
+            return Evidence(
+                name, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - start
+            )
+        except (ArithmeticError, ValueError, TypeError, RecursionError) as exc:
+            # An engine failure is a verdict of ERROR with its reason, not a crash of the run.
+            return Evidence(
+                name, "error", f"internal {type(exc).__name__}: {exc}", time.perf_counter() - start
+            )
+
+    def check_derivation(self, derivation: Derivation) -> DerivationResult:
+        """Check every link of ``derivation`` as a claim."""
+        start = time.perf_counter()
+        results = tuple(self.check(claim) for claim in derivation_claims(derivation))
+        return DerivationResult(derivation, results, time.perf_counter() - start)
+
+
+def derivation_claims(derivation: Derivation) -> list[Claim]:
+    """The links of a derivation as claims with ids ``<derivation id>#<step number>``."""
+    return [
+        Claim(
+            f"{derivation.id}#{i}",
+            link,
+            derivation.assumptions,
+            title=step.why,
+            source=derivation.source,
+        )
+        for i, (step, link) in enumerate(zip(derivation.steps, derivation.links(), strict=True), 1)
+    ]
+
+
+def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | None]:
+    """The verdict, its reason, and any exact counterexample, from the engines' evidence.
+
+    Precedence: an exact counterexample refutes (or, against a proof, reveals an engine
+    disagreement, which is an ERROR); a proof needs every other engine to agree; then exact
+    checks for listed d; then numeric consistency.
+    """
+    by_outcome: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_outcome.setdefault(e.outcome, []).append(e)
+    proved = by_outcome.get("proved", [])
+    refuting = by_outcome.get("counterexample", [])
+    exact_refutations = [e for e in refuting if e.data.get("exact")]
+    if exact_refutations:
+        counterexample = exact_refutations[0].data.get("counterexample")
+        if proved:
+            return "ERROR", "engines disagree: proved symbolically, refuted exactly", counterexample
+        return "REFUTED", exact_refutations[0].detail, counterexample
+    if refuting:
+        return (
+            "ERROR",
+            "numeric evidence contradicts the claim but no exact counterexample was found",
+            None,
+        )
+    if proved:
+        return "PROVED", proved[0].detail, None
+    if by_outcome.get("holds"):
+        return "VERIFIED", by_outcome["holds"][0].detail, None
+    if by_outcome.get("consistent"):
+        return "CONSISTENT", by_outcome["consistent"][0].detail, None
+    if by_outcome.get("timeout"):
+        return "TIMEOUT", by_outcome["timeout"][0].detail, None
+    reasons = "; ".join(f"{e.engine}: {e.detail}" for e in evidence) or "no engine ran"
+    return "ERROR", "undecided — " + reasons, None
+
+
+def check(
+    claim: Claim, *, timeout: float | None = 60.0, engines: Iterable[str] | None = None
+) -> Result:
+    """Check one claim; ``engines`` defaults to :attr:`Options.engines`."""
+    options = Options(timeout=timeout)
+    if engines is not None:
+        options.engines = tuple(engines)
+    return Checker(options).check(claim)

@@ -1,0 +1,36 @@
+"""The one exception hierarchy of lnsym.
+
+``UserInputError`` and its subclasses mean the caller asked for something malformed; the CLI
+turns them into one line on stderr and exit code 2. The other classes are failures of a check
+that the verdict reports (ERROR or TIMEOUT), never tracebacks for users.
+"""
+
+from __future__ import annotations
+
+
+class LnsymError(Exception):
+    """Base class of every error lnsym raises on purpose."""
+
+
+class UserInputError(LnsymError, ValueError):
+    """Malformed input from a user: a bad number, vector, name, path or option."""
+
+
+class ExpressionError(UserInputError, TypeError):
+    """An IR expression that does not type-check (vector + scalar, float literals, ...)."""
+
+
+class CatalogError(UserInputError):
+    """A derivation module that cannot be loaded or does not define valid claims."""
+
+
+class UnsupportedError(LnsymError):
+    """An engine met a construct it cannot interpret; other engines may still decide."""
+
+
+class DomainError(LnsymError):
+    """An expression left its domain at the point asked for (e.g. division by zero)."""
+
+
+class BudgetExceeded(LnsymError):
+    """A check ran out of its time budget."""

@@ -1,0 +1,681 @@
+"""The lnsym IR: immutable vector and scalar expressions, relations and assumptions.
+
+Vectors live in ℝ^d for a symbolic dimension ``d``; scalars are real. The leaves are vector
+atoms, the ones vector and constants (SymPy expressions in ``d``, ``eps`` and user scalars).
+Everything else is built from a few primitives (sum, scalar multiple, Hadamard product,
+inner product, scalar sum/product/power) plus *defined* nodes such as :func:`mean`, whose
+meaning ``definition()`` spells out in primitives — so every interpreter handles only the
+primitives, and the printers still show ``mean(z)`` rather than its expansion.
+
+>>> z = vector("z")
+>>> mean(z + 2 * ones)
+mean(z + 2·1)
+>>> (var(z) + eps) ** sympy.Rational(-1, 2)
+(var(z) + ε)^(-1/2)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import sympy
+
+from lnsym.errors import ExpressionError
+
+#: The dimension: a positive integer symbol, never replaced by a number in proofs.
+d = sympy.Symbol("d", integer=True, positive=True)
+#: The stabilizer ε > 0 added to the variance.
+eps = sympy.Symbol("epsilon", positive=True)
+
+_NAME = re.compile(r"[^\W\d_][\w']*\Z")
+_RESERVED = {"d": "lnsym.d", "epsilon": "lnsym.eps"}
+
+
+class Expr:
+    """Base of every IR node: immutable, hashable, with arithmetic operators.
+
+    ``kind`` is ``"vector"`` or ``"scalar"``. Operators type-check eagerly and raise
+    :class:`~lnsym.errors.ExpressionError` for mixtures that have no meaning.
+    """
+
+    __slots__ = ()
+    # SymPy's operators defer to an operand with a higher _op_priority, so that
+    # ``sympy_expr * vector`` reaches our __rmul__ instead of failing inside SymPy.
+    _op_priority = 100.0
+
+    @property
+    def kind(self) -> str:
+        raise NotImplementedError
+
+    def children(self) -> tuple[Expr, ...]:
+        """The sub-expressions of this node, in field order."""
+        out: list[Expr] = []
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            items = value if isinstance(value, tuple) else (value,)
+            out.extend(v for v in items if isinstance(v, Expr))
+        return tuple(out)
+
+    def subs(self, target: Any, value: Any) -> Expr:
+        """Evaluate at ``target = value``: a vector atom and a vector, or a symbol and a scalar.
+
+        >>> z, c = vector("z"), scalar("c")
+        >>> mean(z).subs(z, c * ones)
+        mean(z)|_{z=c·1}
+        """
+        return substitution(self, target, value)
+
+    def __repr__(self) -> str:
+        from lnsym.report.printer import text
+
+        return text(self)
+
+    def _repr_latex_(self) -> str:
+        from lnsym.report.printer import latex
+
+        return f"${latex(self)}$"
+
+    # -- arithmetic -----------------------------------------------------------------
+    def __add__(self, other: Any) -> Expr:
+        return add(self, other)
+
+    def __radd__(self, other: Any) -> Expr:
+        return add(other, self)
+
+    def __sub__(self, other: Any) -> Expr:
+        return add(self, negate(other))
+
+    def __rsub__(self, other: Any) -> Expr:
+        return add(other, negate(self))
+
+    def __neg__(self) -> Expr:
+        return negate(self)
+
+    def __pos__(self) -> Expr:
+        return self
+
+    def __mul__(self, other: Any) -> Expr:
+        return multiply(self, other)
+
+    def __rmul__(self, other: Any) -> Expr:
+        return multiply(other, self)
+
+    def __truediv__(self, other: Any) -> Expr:
+        return multiply(self, power(_operand(other), -1))
+
+    def __rtruediv__(self, other: Any) -> Expr:
+        return multiply(other, power(self, -1))
+
+    def __pow__(self, exponent: Any) -> Expr:
+        return power(self, exponent)
+
+
+class VectorNode(Expr):
+    """An expression whose value is a vector in ℝ^d."""
+
+    __slots__ = ()
+
+    @property
+    def kind(self) -> str:
+        return "vector"
+
+
+class ScalarNode(Expr):
+    """An expression whose value is a real number."""
+
+    __slots__ = ()
+
+    @property
+    def kind(self) -> str:
+        return "scalar"
+
+
+class Defined(Expr):
+    """A node whose meaning is :meth:`definition` in terms of other nodes.
+
+    Interpreters expand it; printers show it under its own name.
+    """
+
+    __slots__ = ()
+    #: The name printers use, e.g. ``mean``.
+    symbol: ClassVar[str] = ""
+
+    def definition(self) -> Expr:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------------
+# Primitive vectors
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class VectorAtom(VectorNode):
+    """A named vector variable in ℝ^d."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Ones(VectorNode):
+    """The all-ones vector 1."""
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class VectorSum(VectorNode):
+    """A sum of two or more vectors."""
+
+    terms: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Scaled(VectorNode):
+    """A scalar multiple ``coefficient · vector``."""
+
+    coefficient: Expr
+    vector: Expr
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Hadamard(VectorNode):
+    """The coordinatewise product ``left ⊙ right``."""
+
+    left: Expr
+    right: Expr
+
+
+# ---------------------------------------------------------------------------------------
+# Primitive scalars
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Const(ScalarNode):
+    """A SymPy expression free of vectors: a number, ``d``, ``eps``, a user scalar."""
+
+    value: sympy.Expr
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Dot(ScalarNode):
+    """The inner product ⟨left, right⟩ = Σᵢ leftᵢ·rightᵢ."""
+
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ScalarSum(ScalarNode):
+    """A sum of two or more scalars."""
+
+    terms: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ScalarProduct(ScalarNode):
+    """A product of two or more scalars."""
+
+    factors: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Power(ScalarNode):
+    """``base ** exponent`` for a scalar base and a SymPy (usually rational) exponent."""
+
+    base: Expr
+    exponent: sympy.Expr
+
+
+# ---------------------------------------------------------------------------------------
+# Defined statistics of a vector
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Mean(Defined, ScalarNode):
+    """μ(a) = ⟨1, a⟩ / d."""
+
+    arg: Expr
+    symbol: ClassVar[str] = "mean"
+
+    def definition(self) -> Expr:
+        return ScalarProduct((Const(1 / d), Dot(Ones(), self.arg)))
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Center(Defined, VectorNode):
+    """P a with the centering matrix P = I − 11ᵀ/d, i.e. a − (⟨1, a⟩/d)·1."""
+
+    arg: Expr
+    symbol: ClassVar[str] = "center"
+
+    def definition(self) -> Expr:
+        offset = ScalarProduct((Const(-1 / d), Dot(Ones(), self.arg)))
+        return VectorSum((self.arg, Scaled(offset, Ones())))
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Var(Defined, ScalarNode):
+    """q(a) = ‖P a‖² / d, the coordinate variance with divisor d."""
+
+    arg: Expr
+    symbol: ClassVar[str] = "var"
+
+    def definition(self) -> Expr:
+        centered_arg = Center(self.arg)
+        return Mean(Hadamard(centered_arg, centered_arg))
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Norm(Defined, ScalarNode):
+    """The Euclidean norm ‖a‖ = ⟨a, a⟩^(1/2)."""
+
+    arg: Expr
+    symbol: ClassVar[str] = "norm"
+
+    def definition(self) -> Expr:
+        return Power(Dot(self.arg, self.arg), sympy.Rational(1, 2))
+
+
+# ---------------------------------------------------------------------------------------
+# Evaluation at a point
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Substitution(Expr):
+    """``expr`` evaluated at ``target = value`` (after any derivative inside it is taken)."""
+
+    expr: Expr
+    target: Expr  # a VectorAtom or a Const holding a SymPy symbol
+    value: Expr
+
+    @property
+    def kind(self) -> str:
+        return self.expr.kind
+
+
+# ---------------------------------------------------------------------------------------
+# Constructors
+
+
+def vector(name: str) -> VectorAtom:
+    """A vector variable in ℝ^d.
+
+    Args:
+        name: an identifier such as ``"z"`` or ``"gamma"``; names starting with ``_`` are
+            reserved for lnsym.
+
+    Raises:
+        ExpressionError: if ``name`` is not a valid identifier.
+
+    >>> vector("z")
+    z
+    """
+    return VectorAtom(_check_name(name))
+
+
+def scalar(name: str, *, positive: bool = False) -> sympy.Symbol:
+    """A real scalar symbol (a SymPy ``Symbol``), optionally known to be positive.
+
+    >>> c = scalar("c")
+    >>> c.is_real, c.is_positive
+    (True, None)
+    """
+    _check_name(name)
+    if name in _RESERVED:
+        raise ExpressionError(f"the name {name!r} is reserved: use {_RESERVED[name]}")
+    if positive:
+        return sympy.Symbol(name, positive=True)
+    return sympy.Symbol(name, real=True)
+
+
+def _check_name(name: Any) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ExpressionError(
+            f"invalid name {name!r}: use a letter followed by letters, digits, _ or '"
+        )
+    return name
+
+
+#: The all-ones vector.
+ones = Ones()
+
+
+def dot(a: Any, b: Any) -> Expr:
+    """The inner product ⟨a, b⟩ of two vectors."""
+    return Dot(as_vector(a), as_vector(b))
+
+
+def hadamard(a: Any, b: Any) -> Expr:
+    """The coordinatewise product a ⊙ b (also written ``a * b``)."""
+    return Hadamard(as_vector(a), as_vector(b))
+
+
+def mean(a: Any) -> Expr:
+    """The coordinate mean μ(a) = ⟨1, a⟩/d."""
+    return Mean(as_vector(a))
+
+
+def center(a: Any) -> Expr:
+    """The centered vector P a = a − μ(a)·1."""
+    return Center(as_vector(a))
+
+
+def var(a: Any) -> Expr:
+    """The coordinate variance q(a) = ‖P a‖²/d (divisor d, "correction zero")."""
+    return Var(as_vector(a))
+
+
+def norm(a: Any) -> Expr:
+    """The Euclidean norm ‖a‖."""
+    return Norm(as_vector(a))
+
+
+def substitution(expr: Any, target: Any, value: Any) -> Expr:
+    """``expr`` at ``target = value``; see :meth:`Expr.subs`."""
+    expr = _operand(expr)
+    if isinstance(target, VectorAtom):
+        return Substitution(expr, target, as_vector(value))
+    if isinstance(target, sympy.Symbol) and target not in (d,):
+        return Substitution(expr, Const(target), as_scalar(value))
+    raise ExpressionError(
+        f"cannot substitute for {target!r}: give a vector atom or a scalar symbol other than d"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Coercion and operators
+
+
+def as_scalar(x: Any) -> Expr:
+    """Coerce an int, Fraction, SymPy expression or scalar IR node to a scalar node.
+
+    Strings are refused on purpose: they would have to go through SymPy's parser.
+
+    Raises:
+        ExpressionError: for vectors, floats, strings and anything else.
+    """
+    if isinstance(x, Expr):
+        if x.kind != "scalar":
+            raise ExpressionError(f"expected a scalar, got the vector {x!r}")
+        return x
+    if isinstance(x, bool):
+        raise ExpressionError("booleans are not scalars")
+    if isinstance(x, int):
+        return Const(sympy.Integer(x))
+    if isinstance(x, Fraction):
+        return Const(sympy.Rational(x.numerator, x.denominator))
+    if isinstance(x, sympy.Expr) and not isinstance(x, sympy.MatrixBase):
+        return Const(x)
+    if isinstance(x, float):
+        raise ExpressionError(
+            f"the float {x!r} is inexact; use fractions.Fraction or sympy.Rational"
+        )
+    if isinstance(x, str):
+        raise ExpressionError(
+            f"strings are never parsed into expressions ({x!r}); use lnsym.parse for numbers"
+        )
+    raise ExpressionError(f"cannot use {type(x).__name__} as a scalar")
+
+
+def as_vector(x: Any) -> Expr:
+    """Check that ``x`` is a vector IR node.
+
+    Raises:
+        ExpressionError: otherwise.
+    """
+    if isinstance(x, Expr) and x.kind == "vector":
+        return x
+    raise ExpressionError(f"expected a vector expression, got {x!r}")
+
+
+def _operand(x: Any) -> Expr:
+    return x if isinstance(x, Expr) else as_scalar(x)
+
+
+def _is_zero_literal(x: Any) -> bool:
+    return (isinstance(x, int) and not isinstance(x, bool) and x == 0) or (
+        isinstance(x, sympy.Integer) and x == 0
+    )
+
+
+def add(a: Any, b: Any) -> Expr:
+    """``a + b`` for two vectors or two scalars; a literal 0 is neutral (so ``sum`` works)."""
+    if isinstance(b, Expr) and b.kind == "vector" and _is_zero_literal(a):
+        return b
+    if isinstance(a, Expr) and a.kind == "vector" and _is_zero_literal(b):
+        return a
+    a, b = _operand(a), _operand(b)
+    if a.kind != b.kind:
+        raise ExpressionError(
+            f"cannot add a {a.kind} and a {b.kind} ({a!r}, {b!r}); write c * ones for c·1"
+        )
+    cls = VectorSum if a.kind == "vector" else ScalarSum
+    return cls(_flatten(cls, a) + _flatten(cls, b))
+
+
+def _flatten(cls: type, e: Expr) -> tuple[Expr, ...]:
+    return e.terms if isinstance(e, cls) else (e,)  # type: ignore[attr-defined]
+
+
+def negate(a: Any) -> Expr:
+    """``-a``."""
+    return multiply(-1, a)
+
+
+def multiply(a: Any, b: Any) -> Expr:
+    """``a * b``: scalar·scalar, scalar·vector, vector·scalar, or vector ⊙ vector."""
+    a, b = _operand(a), _operand(b)
+    if a.kind == "vector" and b.kind == "vector":
+        return Hadamard(a, b)
+    if a.kind == "vector":
+        a, b = b, a
+    if b.kind == "vector":
+        # c·(k·v) is kept as (c·k)·v so that printed coefficients do not nest.
+        if isinstance(b, Scaled):
+            return Scaled(multiply(a, b.coefficient), b.vector)
+        return Scaled(a, b)
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(a.value * b.value)
+    factors = (a.factors if isinstance(a, ScalarProduct) else (a,)) + (
+        b.factors if isinstance(b, ScalarProduct) else (b,)
+    )
+    return ScalarProduct(factors)
+
+
+def power(base: Any, exponent: Any) -> Expr:
+    """``base ** exponent`` for a scalar base and a numeric or SymPy exponent."""
+    base = _operand(base)
+    if base.kind != "scalar":
+        raise ExpressionError(f"cannot raise the vector {base!r} to a power; use a * a")
+    if isinstance(exponent, Expr):
+        raise ExpressionError("exponents must be numbers or SymPy expressions, not IR nodes")
+    exponent_value = as_scalar(exponent).value  # type: ignore[attr-defined]
+    if exponent_value == 1:
+        return base
+    if isinstance(base, Const):
+        return Const(base.value**exponent_value)
+    return Power(base, exponent_value)
+
+
+# ---------------------------------------------------------------------------------------
+# Relations and assumptions
+
+
+class Relation:
+    """Base of relations between two expressions."""
+
+    __slots__ = ()
+    lhs: Expr
+    rhs: Expr
+
+    def __repr__(self) -> str:
+        from lnsym.report.printer import text
+
+        return text(self)
+
+    def _repr_latex_(self) -> str:
+        from lnsym.report.printer import latex
+
+        return f"${latex(self)}$"
+
+
+@dataclass(frozen=True, repr=False, init=False)
+class Eq(Relation):
+    """The equality ``lhs = rhs`` of two vectors or two scalars.
+
+    A literal ``0`` on one side stands for the zero vector when the other side is a vector.
+
+    >>> z = vector("z")
+    >>> Eq(center(ones), 0)
+    center(1) = 0·1
+    """
+
+    lhs: Expr
+    rhs: Expr
+
+    def __init__(self, lhs: Any, rhs: Any) -> None:
+        lhs, rhs = _relation_sides(lhs, rhs)
+        if lhs.kind != rhs.kind:
+            raise ExpressionError(f"cannot equate a {lhs.kind} with a {rhs.kind}")
+        object.__setattr__(self, "lhs", lhs)
+        object.__setattr__(self, "rhs", rhs)
+
+
+@dataclass(frozen=True, repr=False, init=False)
+class Le(Relation):
+    """The inequality ``lhs ≤ rhs`` between scalars, with an optional certificate.
+
+    A certificate is a list of scalar terms tₖ claimed to satisfy rhs − lhs = Σ tₖ, each
+    term a product of factors whose sign is known (squares, squared norms, variances, ε, d,
+    positive symbols). The checker verifies both the identity and every sign; the
+    certificate is only a hint and may be wrong.
+    """
+
+    lhs: Expr
+    rhs: Expr
+    certificate: tuple[Expr, ...]
+
+    def __init__(self, lhs: Any, rhs: Any, certificate: Any = ()) -> None:
+        lhs, rhs = _relation_sides(lhs, rhs)
+        if lhs.kind != "scalar" or rhs.kind != "scalar":
+            raise ExpressionError("inequalities compare scalars")
+        object.__setattr__(self, "lhs", lhs)
+        object.__setattr__(self, "rhs", rhs)
+        object.__setattr__(self, "certificate", tuple(as_scalar(t) for t in certificate))
+
+
+def _relation_sides(lhs: Any, rhs: Any) -> tuple[Expr, Expr]:
+    if isinstance(lhs, Expr) and lhs.kind == "vector" and _is_zero_literal(rhs):
+        return lhs, Scaled(Const(sympy.Integer(0)), Ones())
+    if isinstance(rhs, Expr) and rhs.kind == "vector" and _is_zero_literal(lhs):
+        return Scaled(Const(sympy.Integer(0)), Ones()), rhs
+    return _operand(lhs), _operand(rhs)
+
+
+class Assumption:
+    """Base of hypotheses that restrict the atoms of a claim."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        from lnsym.report.printer import text
+
+        return text(self)
+
+
+@dataclass(frozen=True, repr=False)
+class Centered(Assumption):
+    """The vector atom has mean zero: ⟨1, atom⟩ = 0."""
+
+    atom: VectorAtom
+
+
+@dataclass(frozen=True, repr=False)
+class Orthogonal(Assumption):
+    """Two distinct vector atoms are orthogonal: ⟨left, right⟩ = 0."""
+
+    left: VectorAtom
+    right: VectorAtom
+
+
+@dataclass(frozen=True, repr=False)
+class Nonconstant(Assumption):
+    """The vector atom is not a multiple of 1 (so its variance is positive)."""
+
+    atom: VectorAtom
+
+
+@dataclass(frozen=True, repr=False)
+class MinDimension(Assumption):
+    """The claim is stated only for d ≥ ``value``."""
+
+    value: int
+
+
+@dataclass(frozen=True, repr=False)
+class FixedDimension(Assumption):
+    """The claim is stated only for d = ``value``."""
+
+    value: int
+
+
+def centered(atom: Any) -> Centered:
+    """Assume ``atom`` has mean zero."""
+    return Centered(_atom(atom))
+
+
+def orthogonal(a: Any, b: Any) -> Orthogonal:
+    """Assume the distinct atoms ``a`` and ``b`` are orthogonal."""
+    a, b = _atom(a), _atom(b)
+    if a == b:
+        raise ExpressionError("orthogonal() needs two different atoms")
+    return Orthogonal(*sorted((a, b), key=lambda atom: atom.name))
+
+
+def nonconstant(atom: Any) -> Nonconstant:
+    """Assume ``atom`` is not constant across coordinates."""
+    return Nonconstant(_atom(atom))
+
+
+def dimension_at_least(value: int) -> MinDimension:
+    """State the claim only for d ≥ ``value``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ExpressionError(f"dimension_at_least needs a positive integer, got {value!r}")
+    return MinDimension(value)
+
+
+def dimension(value: int) -> FixedDimension:
+    """State the claim only for d = ``value``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ExpressionError(f"dimension needs a positive integer, got {value!r}")
+    return FixedDimension(value)
+
+
+def dimensions(assumptions: tuple[Assumption, ...], up_to: int) -> list[int]:
+    """The dimensions 1..``up_to`` that satisfy the dimension assumptions."""
+    low = max([a.value for a in assumptions if isinstance(a, MinDimension)], default=1)
+    fixed = [a.value for a in assumptions if isinstance(a, FixedDimension)]
+    return [k for k in range(low, up_to + 1) if all(k == f for f in fixed)]
+
+
+def _atom(x: Any) -> VectorAtom:
+    if not isinstance(x, VectorAtom):
+        raise ExpressionError(f"assumptions apply to vector atoms, got {x!r}")
+    return x
+
+
+def walk(e: Expr) -> list[Expr]:
+    """All nodes of ``e`` in pre-order (a node may appear more than once)."""
+    out: list[Expr] = []
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(node.children()))
+    return out
+
+
+def vector_atoms(e: Expr) -> set[str]:
+    """Names of the vector atoms that occur in ``e``."""
+    return {n.name for n in walk(e) if isinstance(n, VectorAtom)}

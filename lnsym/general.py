@@ -1,0 +1,637 @@
+"""The general-d engine: normal forms over power sums, derivatives, and equality for every d.
+
+A vector's normal form is a linear combination Σ c_m·m of Hadamard monomials m of vector
+atoms (the ones vector is the empty monomial). A scalar's normal form is a SymPy expression
+in d, ε, user scalars, *power-sum symbols* S[m] = Σᵢ Πₐ aᵢ (so ⟨a, b⟩ = S[a·b], S[] = d) and
+*root symbols* r standing for √R with the relation r² = R. The dimension d stays a symbol
+throughout, so every identity proved here holds for every d.
+
+Derivatives are computed, never looked up: the directional derivative along h is the
+derivation that sends an atom z to h, a power sum S[m] to the power sums with one z of m
+replaced by h, and a root r to D(R)/(2r) — exactly d/dt at t = 0 of z ↦ z + t·h. A gradient
+is read off the linear form in a fresh probe atom.
+
+Equality is decided without ``simplify``: bring the difference to one fraction, reduce the
+numerator modulo r² − R for every root, and expand. A zero numerator proves the identity;
+a nonzero one is a residual (for independent power sums, i.e. large enough d, the identity
+is then false). Power sums are never assumed positive; only squares are nonnegative.
+
+>>> from lnsym import vector, core, jvp, var, eps, Eq
+>>> z = vector("z")
+>>> engine = GeneralEngine()
+>>> engine.decide(Eq(jvp(core(z), z, z), eps / (var(z) + eps) * core(z))).proved
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import sympy
+from sympy.core.sorting import default_sort_key
+
+from lnsym import expr as ir
+from lnsym.calculus import Grad, Jvp, Vjp
+from lnsym.errors import DomainError, UnsupportedError
+
+Monomial = tuple[str, ...]
+#: The atom used to read gradients off directional derivatives; users cannot name it.
+PROBE = "_probe"
+
+# ---------------------------------------------------------------------------------------
+# Power-sum and root symbols. Both are interned, so equal objects are the same symbol.
+
+_POWER_SUMS: dict[sympy.Symbol, Monomial] = {}
+_ROOTS: dict[sympy.Symbol, sympy.Expr] = {}
+_ROOT_OF: dict[sympy.Expr, sympy.Symbol] = {}
+_DEPTH: dict[sympy.Symbol, int] = {}
+
+
+def _is_square(m: Monomial) -> bool:
+    return all(m.count(a) % 2 == 0 for a in set(m))
+
+
+def power_sum(m: Monomial) -> sympy.Expr:
+    """S[m] = Σᵢ Πₐ∈m aᵢ; the empty monomial gives d.
+
+    >>> power_sum(("z", "z"))
+    S[z·z]
+    """
+    if not m:
+        return ir.d
+    m = tuple(sorted(m))
+    name = "S[" + "·".join(m) + "]"
+    sym = sympy.Symbol(name, nonnegative=True) if _is_square(m) else sympy.Symbol(name, real=True)
+    _POWER_SUMS.setdefault(sym, m)
+    return sym
+
+
+def monomial_of(sym: sympy.Symbol) -> Monomial | None:
+    """The monomial of a power-sum symbol, or None for any other symbol."""
+    return _POWER_SUMS.get(sym)
+
+
+def radicand_of(sym: sympy.Symbol) -> sympy.Expr | None:
+    """R for a root symbol r = √R, or None for any other symbol."""
+    return _ROOTS.get(sym)
+
+
+def root(radicand: sympy.Expr) -> sympy.Expr:
+    """√radicand: an exact SymPy root for numbers, otherwise an interned root symbol.
+
+    Raises:
+        DomainError: for a negative number.
+    """
+    radicand = canonical(radicand)
+    if radicand.is_number:
+        if radicand.is_negative:
+            raise DomainError(f"square root of the negative number {radicand}")
+        return sympy.sqrt(radicand)
+    sym = _ROOT_OF.get(radicand)
+    if sym is None:
+        sym = sympy.Symbol(f"√({sympy.sstr(radicand)})", nonnegative=True)
+        _ROOTS[sym] = radicand
+        _ROOT_OF[radicand] = sym
+        _DEPTH[sym] = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
+    return sym
+
+
+def _roots_in(f: sympy.Expr) -> list[sympy.Symbol]:
+    """Root symbols of ``f``, outermost (deepest nesting) first."""
+    found = [s for s in f.free_symbols if s in _ROOTS]
+    return sorted(found, key=lambda s: (-_DEPTH[s], default_sort_key(s)))
+
+
+def _absorb_roots(value: sympy.Expr) -> sympy.Expr:
+    """Rewrite SymPy's own half-integer powers of non-numbers with our root symbols."""
+
+    def is_half_power(e: sympy.Basic) -> bool:
+        return bool(e.is_Pow and e.exp.is_Rational and e.exp.q == 2 and not e.base.is_number)
+
+    return value.replace(is_half_power, lambda e: root(e.base) ** e.exp.p)
+
+
+# ---------------------------------------------------------------------------------------
+# Scalar algebra modulo the root relations
+
+
+def _reduce_powers(f: sympy.Expr) -> sympy.Expr:
+    """Replace r**k (k ≥ 2) by R**(k//2)·r**(k%2) in an expanded polynomial."""
+    rep = {}
+    for p in f.atoms(sympy.Pow):
+        if p.base in _ROOTS and p.exp.is_Integer and p.exp >= 2:
+            rep[p] = _ROOTS[p.base] ** (p.exp // 2) * p.base ** (p.exp % 2)
+    return f.xreplace(rep) if rep else f
+
+
+def _fraction(f: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """(numerator, denominator), both expanded and of degree ≤ 1 in every root symbol."""
+    num, den = sympy.fraction(sympy.together(f))
+    while True:
+        num, den = sympy.expand(num), sympy.expand(den)
+        if num.has(sympy.zoo, sympy.nan) or den == 0:
+            raise DomainError("division by zero")
+        reduced_num, reduced_den = _reduce_powers(num), _reduce_powers(den)
+        if reduced_num == num and reduced_den == den:
+            return num, den
+        n1, d1 = sympy.fraction(sympy.together(reduced_num))
+        n2, d2 = sympy.fraction(sympy.together(reduced_den))
+        num, den = n1 * d2, d1 * n2
+
+
+def is_zero(f: sympy.Expr) -> bool:
+    """Whether the scalar normal form ``f`` vanishes identically (modulo the root relations).
+
+    >>> r = root(power_sum(("z", "z")) + ir.eps)
+    >>> is_zero(r**2 - power_sum(("z", "z")) - ir.eps), is_zero(r - 1)
+    (True, False)
+    """
+    return _fraction(f)[0] == 0
+
+
+def canonical(f: sympy.Expr) -> sympy.Expr:
+    """A canonical form: Σ_T (p_T/q_T)·Π_{r∈T} r with reduced fractions p_T/q_T free of roots.
+
+    Denominators are rationalized root by root (outermost first), so two normal forms that
+    agree modulo the root relations get the same canonical form.
+    """
+    if not isinstance(f, sympy.Expr):
+        raise UnsupportedError(f"not a scalar expression: {f!r}")
+    num, den = _fraction(f)
+    for r in _roots_in(den):
+        while den.has(r):
+            a, b = den.coeff(r, 0), den.coeff(r, 1)
+            num, den = _fraction((num * (a - b * r)) / (a**2 - b**2 * _ROOTS[r]))
+    roots = _roots_in(num)
+    if not roots:
+        return sympy.cancel(num / den)
+    terms = sympy.Poly(num, *roots).as_dict()
+    return sympy.Add(
+        *(
+            sympy.cancel(coeff / den) * sympy.Mul(*map(sympy.Pow, roots, powers))
+            for powers, coeff in terms.items()
+        )
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Vector normal forms
+
+
+@dataclass(frozen=True, slots=True)
+class VectorForm:
+    """Σ c_m · m as a tuple of (monomial, coefficient), sorted by monomial."""
+
+    terms: tuple[tuple[Monomial, sympy.Expr], ...]
+
+    @staticmethod
+    def of(mapping: dict[Monomial, sympy.Expr]) -> VectorForm:
+        return VectorForm(tuple(sorted((m, c) for m, c in mapping.items() if c != 0)))
+
+    @staticmethod
+    def atom(name: str) -> VectorForm:
+        return VectorForm((((name,), sympy.Integer(1)),))
+
+    @staticmethod
+    def monomial(m: Monomial) -> VectorForm:
+        return VectorForm(((tuple(sorted(m)), sympy.Integer(1)),))
+
+    def __add__(self, other: VectorForm) -> VectorForm:
+        out = dict(self.terms)
+        for m, c in other.terms:
+            out[m] = out.get(m, 0) + c
+        return VectorForm.of(out)
+
+    def scale(self, c: sympy.Expr) -> VectorForm:
+        return VectorForm.of({m: c * k for m, k in self.terms})
+
+    def hadamard(self, other: VectorForm) -> VectorForm:
+        out: dict[Monomial, sympy.Expr] = {}
+        for m1, c1 in self.terms:
+            for m2, c2 in other.terms:
+                m = tuple(sorted(m1 + m2))
+                out[m] = out.get(m, 0) + c1 * c2
+        return VectorForm.of(out)
+
+    def map(self, fn: Callable[[sympy.Expr], sympy.Expr]) -> VectorForm:
+        return VectorForm.of({m: fn(c) for m, c in self.terms})
+
+    def total(self) -> sympy.Expr:
+        """⟨1, v⟩ = Σ c_m S[m]."""
+        return sympy.Add(*(c * power_sum(m) for m, c in self.terms))
+
+
+Form = VectorForm | sympy.Expr
+
+
+def _without_one(m: Monomial, atom: str) -> Monomial:
+    i = m.index(atom)
+    return m[:i] + m[i + 1 :]
+
+
+# ---------------------------------------------------------------------------------------
+# Directional derivatives
+
+
+def derivative(f: Form, wrt: str, direction: VectorForm) -> Form:
+    """D_wrt f along ``direction``: d/dt f(wrt + t·direction) at t = 0."""
+    if isinstance(f, VectorForm):
+        out = VectorForm(())
+        for m, c in f.terms:
+            out = out + VectorForm.monomial(m).scale(_d_scalar(c, wrt, direction))
+            k = m.count(wrt)
+            if k:
+                rest = VectorForm.monomial(_without_one(m, wrt))
+                out = out + rest.hadamard(direction).scale(k * c)
+        return out
+    return _d_scalar(f, wrt, direction)
+
+
+def _d_scalar(f: sympy.Expr, wrt: str, direction: VectorForm) -> sympy.Expr:
+    total = sympy.Integer(0)
+    for sym in sorted(f.free_symbols, key=default_sort_key):
+        ds = _d_symbol(sym, wrt, direction)
+        if ds != 0:
+            total += sympy.diff(f, sym) * ds
+    return total
+
+
+@lru_cache(maxsize=4096)
+def _d_symbol(sym: sympy.Symbol, wrt: str, direction: VectorForm) -> sympy.Expr:
+    m = _POWER_SUMS.get(sym)
+    if m is not None:
+        k = m.count(wrt)
+        if not k:
+            return sympy.Integer(0)
+        rest = VectorForm.monomial(_without_one(m, wrt))
+        return k * rest.hadamard(direction).total()
+    radicand = _ROOTS.get(sym)
+    if radicand is not None:
+        dr = _d_scalar(radicand, wrt, direction)
+        return dr / (2 * sym) if dr != 0 else sympy.Integer(0)
+    return sympy.Integer(0)
+
+
+def gradient(f: sympy.Expr, wrt: str) -> VectorForm:
+    """∇_wrt f: the vector whose power sums against a probe h give D_wrt f(h)."""
+    df = _d_scalar(f, wrt, VectorForm.atom(PROBE))
+    out: dict[Monomial, sympy.Expr] = {}
+    for sym in sorted(df.free_symbols, key=default_sort_key):
+        m = _POWER_SUMS.get(sym)
+        if m is None or PROBE not in m:
+            continue
+        coefficient = sympy.diff(df, sym)
+        rest = _without_one(m, PROBE)
+        if PROBE in rest or any(
+            PROBE in (_POWER_SUMS.get(s) or ()) for s in coefficient.free_symbols
+        ):
+            raise UnsupportedError("the derivative is not linear in its direction")
+        out[rest] = out.get(rest, 0) + coefficient
+    return VectorForm.of(out)
+
+
+# ---------------------------------------------------------------------------------------
+# Rewriting: substitution of atoms or symbols, and assumptions
+
+
+class Rewriter:
+    """Maps power sums and plain symbols to new scalars; roots follow their radicands."""
+
+    def power_sum(self, m: Monomial) -> sympy.Expr | None:
+        return None
+
+    def symbol(self, sym: sympy.Symbol) -> sympy.Expr | None:
+        return None
+
+    def monomial(self, m: Monomial) -> VectorForm | None:
+        return None
+
+    def __init__(self) -> None:
+        self._memo: dict[sympy.Symbol, sympy.Expr] = {}
+
+    def _rewrite_symbol(self, sym: sympy.Symbol) -> sympy.Expr:
+        if sym in self._memo:
+            return self._memo[sym]
+        new: sympy.Expr | None
+        if sym in _POWER_SUMS:
+            new = self.power_sum(_POWER_SUMS[sym])
+        elif sym in _ROOTS:
+            radicand = _ROOTS[sym]
+            rewritten = self.scalar(radicand)
+            new = None if rewritten == radicand else root(rewritten)
+        else:
+            new = self.symbol(sym)
+        result = sym if new is None else new
+        self._memo[sym] = result
+        return result
+
+    def scalar(self, f: sympy.Expr) -> sympy.Expr:
+        rep = {s: self._rewrite_symbol(s) for s in f.free_symbols}
+        rep = {s: v for s, v in rep.items() if v != s}
+        return f.xreplace(rep) if rep else f
+
+    def vector(self, v: VectorForm) -> VectorForm:
+        out = VectorForm(())
+        for m, c in v.terms:
+            image = self.monomial(m) or VectorForm.monomial(m)
+            out = out + image.scale(self.scalar(c))
+        return out
+
+    def form(self, f: Form) -> Form:
+        return self.vector(f) if isinstance(f, VectorForm) else self.scalar(f)
+
+
+class AtomSubstitution(Rewriter):
+    """atom := value for a vector atom."""
+
+    def __init__(self, atom: str, value: VectorForm) -> None:
+        super().__init__()
+        self.atom, self.value = atom, value
+
+    def monomial(self, m: Monomial) -> VectorForm | None:
+        k = m.count(self.atom)
+        if not k:
+            return None
+        image = VectorForm.monomial(tuple(a for a in m if a != self.atom))
+        for _ in range(k):
+            image = image.hadamard(self.value)
+        return image
+
+    def power_sum(self, m: Monomial) -> sympy.Expr | None:
+        image = self.monomial(m)
+        return None if image is None else image.total()
+
+
+class SymbolSubstitution(Rewriter):
+    """symbol := value for a scalar symbol."""
+
+    def __init__(self, target: sympy.Symbol, value: sympy.Expr) -> None:
+        super().__init__()
+        self.target, self.value = target, value
+
+    def symbol(self, sym: sympy.Symbol) -> sympy.Expr | None:
+        return self.value if sym == self.target else None
+
+
+class Hypotheses(Rewriter):
+    """Assumptions as rewrites: centered atoms and orthogonal pairs zero their power sums;
+    a fixed dimension replaces d (sound, but power sums are then no longer independent)."""
+
+    def __init__(self, assumptions: Iterable[ir.Assumption]) -> None:
+        super().__init__()
+        self.zero: set[Monomial] = set()
+        for a in assumptions:
+            if isinstance(a, ir.Centered):
+                self.zero.add((a.atom.name,))
+            elif isinstance(a, ir.Orthogonal):
+                self.zero.add(tuple(sorted((a.left.name, a.right.name))))
+        fixed = {a.value for a in assumptions if isinstance(a, ir.FixedDimension)}
+        self.dimension = sympy.Integer(fixed.pop()) if len(fixed) == 1 else None
+
+    def symbol(self, sym: sympy.Symbol) -> sympy.Expr | None:
+        return self.dimension if sym == ir.d else None
+
+    def power_sum(self, m: Monomial) -> sympy.Expr | None:
+        return sympy.Integer(0) if m in self.zero else None
+
+
+# ---------------------------------------------------------------------------------------
+# The interpreter
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the general engine concluded about a statement.
+
+    ``proved`` is True only for an exact identity valid for every d; otherwise ``residual``
+    is the nonzero canonical difference (lhs − rhs) it found, as an IR expression.
+    """
+
+    proved: bool
+    detail: str
+    residual: ir.Expr | None = None
+
+
+class GeneralEngine:
+    """Interprets IR expressions as normal forms, with memoization per engine."""
+
+    def __init__(self) -> None:
+        self._memo: dict[ir.Expr, Form] = {}
+
+    def form(self, e: ir.Expr) -> Form:
+        """The normal form of an IR expression."""
+        cached = self._memo.get(e)
+        if cached is None:
+            cached = self._memo[e] = self._form(e)
+        return cached
+
+    def _form(self, e: ir.Expr) -> Form:
+        match e:
+            case ir.VectorAtom(name=name):
+                return VectorForm.atom(name)
+            case ir.Ones():
+                return VectorForm.monomial(())
+            case ir.VectorSum(terms=terms):
+                out = VectorForm(())
+                for t in terms:
+                    out = out + self.vector(t)
+                return out
+            case ir.Scaled(coefficient=c, vector=v):
+                return self.vector(v).scale(self.scalar(c))
+            case ir.Hadamard(left=a, right=b):
+                return self.vector(a).hadamard(self.vector(b))
+            case ir.Const(value=value):
+                return _absorb_roots(value)
+            case ir.Dot(left=a, right=b):
+                return self.vector(a).hadamard(self.vector(b)).total()
+            case ir.ScalarSum(terms=terms):
+                return sympy.Add(*(self.scalar(t) for t in terms))
+            case ir.ScalarProduct(factors=factors):
+                return sympy.Mul(*(self.scalar(f) for f in factors))
+            case ir.Power(base=base, exponent=n):
+                return _power(self.scalar(base), n)
+            case ir.Defined():
+                return self.form(e.definition())
+            case Jvp(expr=f, wrt=wrt, direction=h):
+                return derivative(self.form(f), wrt.name, self.vector(h))
+            case Vjp(expr=f, wrt=wrt, cotangent=g):
+                return gradient(self.scalar(ir.Dot(g, f)), wrt.name)
+            case Grad(expr=f, wrt=wrt):
+                return gradient(self.scalar(f), wrt.name)
+            case ir.Substitution(expr=f, target=ir.VectorAtom(name=name), value=value):
+                return AtomSubstitution(name, self.vector(value)).form(self.form(f))
+            case ir.Substitution(expr=f, target=ir.Const(value=sym), value=value):
+                return SymbolSubstitution(sym, self.scalar(value)).form(self.form(f))
+        raise UnsupportedError(f"the general engine cannot interpret {type(e).__name__}")
+
+    def vector(self, e: ir.Expr) -> VectorForm:
+        f = self.form(e)
+        assert isinstance(f, VectorForm), e
+        return f
+
+    def scalar(self, e: ir.Expr) -> sympy.Expr:
+        f = self.form(e)
+        assert not isinstance(f, VectorForm), e
+        return f
+
+    def difference(
+        self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()
+    ) -> Form:
+        """The normal form of lhs − rhs with the assumptions applied."""
+        hyp = Hypotheses(assumptions)
+        left, right = self.form(lhs), self.form(rhs)
+        if isinstance(left, VectorForm) and isinstance(right, VectorForm):
+            return hyp.vector(left + right.scale(sympy.Integer(-1)))
+        return hyp.scalar(left - right)
+
+    def residual(
+        self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()
+    ) -> Form | None:
+        """None when lhs = rhs for every d; otherwise the canonical nonzero difference."""
+        diff = self.difference(lhs, rhs, assumptions)
+        if isinstance(diff, VectorForm):
+            left_over = {m: c for m, c in diff.terms if not is_zero(c)}
+            if not left_over:
+                return None
+            return VectorForm.of({m: canonical(c) for m, c in left_over.items()})
+        return None if is_zero(diff) else canonical(diff)
+
+    def decide(self, statement: ir.Eq, assumptions: Iterable[ir.Assumption] = ()) -> Outcome:
+        """Prove an equality for every d, or report the residual that blocks it."""
+        if not isinstance(statement, ir.Eq):
+            raise UnsupportedError("GeneralEngine.decide handles equalities; see lnsym.proof")
+        rest = self.residual(statement.lhs, statement.rhs, tuple(assumptions))
+        if rest is None:
+            return Outcome(True, "normal forms agree for symbolic d")
+        residual = to_expr(rest)
+        return Outcome(False, f"lhs − rhs = {residual!r} ≠ 0", residual)
+
+
+def _power(base: sympy.Expr, n: sympy.Expr) -> sympy.Expr:
+    if n.is_Rational and n.q == 2:
+        return root(base) ** n.p
+    return base**n
+
+
+# ---------------------------------------------------------------------------------------
+# Back from normal forms to IR (for display, and to test that normalization is idempotent)
+
+
+def to_expr(f: Form) -> ir.Expr:
+    """An IR expression whose normal form is ``f``."""
+    if isinstance(f, VectorForm):
+        if not f.terms:
+            return ir.Scaled(ir.Const(sympy.Integer(0)), ir.Ones())
+        return sum(
+            (ir.multiply(_scalar_expr(c), _monomial_expr(m)) for m, c in f.terms),
+            start=0,  # type: ignore[arg-type]
+        )
+    return _scalar_expr(f)
+
+
+def _monomial_expr(m: Monomial) -> ir.Expr:
+    if not m:
+        return ir.Ones()
+    out: ir.Expr = ir.VectorAtom(m[0])
+    for a in m[1:]:
+        out = ir.Hadamard(out, ir.VectorAtom(a))
+    return out
+
+
+def _has_special(f: sympy.Expr) -> bool:
+    return any(s in _POWER_SUMS or s in _ROOTS for s in f.free_symbols)
+
+
+def _scalar_expr(f: sympy.Expr) -> ir.Expr:
+    if not _has_special(f):
+        return ir.Const(f)
+    if f.is_Symbol:
+        if f in _ROOTS:
+            return ir.Power(_scalar_expr(_ROOTS[f]), sympy.Rational(1, 2))
+        m = _POWER_SUMS[f]
+        if len(m) == 1:
+            return ir.Dot(ir.Ones(), ir.VectorAtom(m[0]))
+        return ir.Dot(ir.VectorAtom(m[0]), _monomial_expr(m[1:]))
+    if f.is_Add or f.is_Mul:
+        # Keep the parts free of power sums and roots together as one constant.
+        parts = f.as_ordered_terms() if f.is_Add else f.as_ordered_factors()
+        plain = f.func(*(p for p in parts if not _has_special(p)))
+        nodes = [_scalar_expr(p) for p in parts if _has_special(p)]
+        if plain != f.func.identity:
+            nodes.insert(0, ir.Const(plain))
+        return (ir.ScalarSum if f.is_Add else ir.ScalarProduct)(tuple(nodes))
+    if f.is_Pow:
+        return ir.power(_scalar_expr(f.base), f.exp)
+    raise UnsupportedError(f"cannot express {f} in the IR")
+
+
+__all__ = [
+    "GeneralEngine",
+    "Outcome",
+    "VectorForm",
+    "canonical",
+    "derivative",
+    "gradient",
+    "is_zero",
+    "power_sum",
+    "root",
+    "to_expr",
+]
+
+
+def instantiate(
+    f: Form, atoms: dict[str, list[Any]], scalars: dict[sympy.Symbol, Any] | None = None
+) -> Any:
+    """Evaluate a normal form exactly at concrete vectors (all of one length d) and scalars.
+
+    Returns a SymPy scalar, or a list of SymPy scalars for a vector form.
+
+    >>> from lnsym import vector, var, core
+    >>> z = vector("z")
+    >>> engine = GeneralEngine()
+    >>> instantiate(engine.form(core(z)), {"z": [1, 2, 3]}, {ir.eps: sympy.Rational(1, 3)})
+    [-1, 0, 1]
+    """
+    lengths = {len(v) for v in atoms.values()}
+    if len(lengths) > 1:
+        raise DomainError("all vectors must have the same length")
+    dim = lengths.pop() if lengths else None
+    values: dict[sympy.Symbol, sympy.Expr] = dict(scalars or {})
+    if dim is not None:
+        values[ir.d] = sympy.Integer(dim)
+
+    def coordinate(m: Monomial, i: int) -> sympy.Expr:
+        return sympy.Mul(*(ir.as_scalar(atoms[a][i]).value for a in m))  # type: ignore[attr-defined]
+
+    def value_of(sym: sympy.Symbol) -> sympy.Expr:
+        if sym not in values:
+            if sym in _POWER_SUMS:
+                m = _POWER_SUMS[sym]
+                missing = [a for a in m if a not in atoms]
+                if missing or dim is None:
+                    raise DomainError(
+                        f"no value given for the vector {missing[0] if missing else m}"
+                    )
+                values[sym] = sympy.Add(*(coordinate(m, i) for i in range(dim)))
+            elif sym in _ROOTS:
+                values[sym] = sympy.sqrt(scalar_value(_ROOTS[sym]))
+            else:
+                raise DomainError(f"no value given for the symbol {sym}")
+        return values[sym]
+
+    def scalar_value(g: sympy.Expr) -> sympy.Expr:
+        result = g.xreplace({s: value_of(s) for s in g.free_symbols})
+        if result.has(sympy.zoo, sympy.nan):
+            raise DomainError("division by zero at this point")
+        return result
+
+    if isinstance(f, VectorForm):
+        if dim is None:
+            raise DomainError("a vector needs at least one vector value to fix d")
+        return [
+            scalar_value(sympy.Add(*(c * coordinate(m, i) for m, c in f.terms))) for i in range(dim)
+        ]
+    return scalar_value(f)

@@ -1,0 +1,1 @@
+"""Rendering of claims, derivations and results: printers, templates, figures."""
