@@ -101,5 +101,3 @@ def opnorm(expr: Any, wrt: Any) -> Expr:
 def as_dot(v: Vjp) -> Expr:
     """The scalar ⟨cotangent, expr⟩ whose gradient a vjp is."""
     return Dot(v.cotangent, v.expr)
-
-

@@ -255,12 +255,16 @@ class Checker:
         engine = ENGINES[name]
         start = time.perf_counter()
         if remaining is not None and remaining <= 0:
-            return Evidence(name, "timeout", "not run: the claim's time budget was used up", 0.0)
+            detail = f"not run: the claim's budget of {self.options.timeout:g} s was used up"
+            return Evidence(name, "timeout", detail, 0.0)
         try:
             with time_budget(remaining):
                 return engine(claim, self)
-        except BudgetExceeded as exc:
-            return Evidence(name, "timeout", str(exc), time.perf_counter() - start)
+        except BudgetExceeded:
+            spent = time.perf_counter() - start
+            budget = self.options.timeout
+            detail = f"stopped after {spent:.2f} s: the claim's budget of {budget:g} s ran out"
+            return Evidence(name, "timeout", detail, spent)
         except (UnsupportedError, DomainError, ExpressionError) as exc:
             return Evidence(
                 name, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - start

@@ -477,6 +477,10 @@ def multiply(a: Any, b: Any) -> Expr:
         return Scaled(a, b)
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(a.value * b.value)
+    if a == Const(sympy.Integer(1)):
+        return b
+    if b == Const(sympy.Integer(1)):
+        return a
     factors = (a.factors if isinstance(a, ScalarProduct) else (a,)) + (
         b.factors if isinstance(b, ScalarProduct) else (b,)
     )

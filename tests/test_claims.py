@@ -1,0 +1,145 @@
+"""Claims, verdicts, evidence and budgets."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from lnsym import Claim, Eq, Le, check, core, eps, jvp, ones, scalar, var, vector
+from lnsym import claims as claims_module
+from lnsym.claims import Checker, Evidence, Options, combine
+from lnsym.errors import ExpressionError
+from lnsym.proof import Derivation, Step
+
+z, h = vector("z"), vector("h")
+c = scalar("c")
+u = core(z)
+
+
+def test_a_true_user_claim_about_jvp_is_proved():
+    result = check(Claim("user.along_z", Eq(jvp(u, z, z), eps / (var(z) + eps) * u)))
+    assert result.verdict == "PROVED"
+    assert result.passed
+    assert [e.engine for e in result.evidence][0] == "general"
+    assert result.evidence[0].outcome == "proved"
+
+
+def test_a_false_user_claim_is_not_proved():
+    result = check(Claim("user.wrong", Eq(jvp(u, z, z), 0)))
+    assert result.verdict != "PROVED"
+    assert not result.passed
+    assert result.evidence[0].outcome == "not proved"
+    assert "residual" in result.evidence[0].data
+
+
+def test_expect_refuted_passes_only_on_refutation():
+    claim = Claim("user.refuted", Eq(core(c * z), core(z)), expect="refuted")
+    result = check(claim, engines=["general"])
+    # The general engine alone cannot refute (no exact counterexample): not a pass.
+    assert result.verdict == "ERROR"
+    assert not result.passed
+
+
+def test_claim_validation():
+    with pytest.raises(ExpressionError):
+        Claim("bad id!", Eq(u, u))
+    with pytest.raises(ExpressionError):
+        Claim("x", u)  # type: ignore[arg-type]
+    with pytest.raises(ExpressionError):
+        Claim("x", Eq(u, u), expect="maybe")
+    with pytest.raises(ExpressionError):
+        Claim("x", Eq(u, u), require="REFUTED")
+    with pytest.raises(ExpressionError):
+        Claim("x", Eq(u, u), assumptions=[u])
+
+
+def evidence(engine: str, outcome: str, **data) -> Evidence:
+    return Evidence(engine, outcome, f"{engine} {outcome}", 0.0, data)
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "verdict"),
+    [
+        ([evidence("general", "proved")], "PROVED"),
+        ([evidence("general", "proved"), evidence("concrete", "holds")], "PROVED"),
+        ([evidence("general", "not proved"), evidence("concrete", "holds")], "VERIFIED"),
+        ([evidence("general", "not proved"), evidence("numeric", "consistent")], "CONSISTENT"),
+        (
+            [evidence("general", "not proved"), evidence("concrete", "counterexample", exact=True)],
+            "REFUTED",
+        ),
+        (
+            [evidence("general", "proved"), evidence("concrete", "counterexample", exact=True)],
+            "ERROR",
+        ),
+        (
+            [evidence("general", "proved"), evidence("numeric", "counterexample", exact=False)],
+            "ERROR",
+        ),
+        ([evidence("general", "timeout")], "TIMEOUT"),
+        ([evidence("general", "not proved")], "ERROR"),
+        ([evidence("general", "error")], "ERROR"),
+    ],
+)
+def test_combine(outcomes, verdict):
+    assert combine(outcomes)[0] == verdict
+
+
+def test_requirement_levels():
+    claim = Claim("x", Eq(u, u), require="VERIFIED")
+    verified = claims_module.Result(claim, "VERIFIED", (), 0.0)
+    consistent = claims_module.Result(claim, "CONSISTENT", (), 0.0)
+    assert verified.passed and not consistent.passed
+
+
+def test_a_slow_engine_becomes_timeout(monkeypatch):
+    def slow(claim, checker):
+        time.sleep(5)
+        raise AssertionError("the budget should have interrupted the engine")
+
+    monkeypatch.setitem(claims_module.ENGINES, "slow", slow)
+    checker = Checker(Options(timeout=0.3, engines=("slow",)))
+    start = time.perf_counter()
+    result = checker.check(Claim("x", Eq(u, u)))
+    assert time.perf_counter() - start < 1.3
+    assert result.verdict == "TIMEOUT"
+    assert "0.3" in result.reason
+
+
+def test_engine_failures_become_error_evidence(monkeypatch):
+    def broken(claim, checker):
+        raise ValueError("boom")
+
+    monkeypatch.setitem(claims_module.ENGINES, "broken", broken)
+    result = Checker(Options(engines=("broken",))).check(Claim("x", Eq(u, u)))
+    assert result.verdict == "ERROR"
+    assert "boom" in result.evidence[0].detail
+
+
+def test_derivation_results():
+    chain = Derivation(
+        "t.core",
+        "core shift",
+        core(z + c * ones),
+        [Step(core(z), "shift invariance"), Step(core(z) + 0 * ones, "add zero")],
+    )
+    result = Checker().check_derivation(chain)
+    assert result.verdict == "PROVED" and result.passed
+    assert [r.claim.id for r in result.steps] == ["t.core#1", "t.core#2"]
+    broken = Derivation("t.bad", "bad", core(2 * z), [Step(core(z), "scale invariance?")])
+    assert not Checker().check_derivation(broken).passed
+
+
+def test_inequality_claims_go_through_certificates():
+    assert check(Claim("x", Le(0, var(z), [var(z)]))).verdict == "PROVED"
+    assert check(Claim("y", Le(0, var(z)))).verdict != "PROVED"
+
+
+def test_json_has_the_documented_fields():
+    data = check(Claim("user.shift", Eq(core(z + c * ones), u), source="mine")).to_json()
+    assert data["id"] == "user.shift"
+    assert data["verdict"] == "PROVED"
+    assert data["statement"].startswith(r"u_{\varepsilon}")
+    assert data["evidence"][0]["engine"] == "general"
+    assert data["source"] == "mine"

@@ -1,0 +1,128 @@
+"""The IR: construction, type checks, coercion, substitution and printing."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from lnsym import (
+    Eq,
+    Le,
+    center,
+    centered,
+    d,
+    dimension,
+    dimension_at_least,
+    dot,
+    eps,
+    hadamard,
+    mean,
+    norm,
+    ones,
+    orthogonal,
+    scalar,
+    var,
+    vector,
+)
+from lnsym import expr as ir
+from lnsym.errors import ExpressionError
+
+z, h = vector("z"), vector("h")
+c = scalar("c")
+
+
+def test_symbols_have_the_documented_assumptions():
+    assert d.is_integer and d.is_positive
+    assert eps.is_positive
+    assert c.is_real and c.is_positive is None
+    assert scalar("k", positive=True).is_positive
+
+
+def test_operators_build_the_expected_nodes():
+    assert z + h == ir.VectorSum((z, h))
+    assert z + h + ones == ir.VectorSum((z, h, ones))
+    assert z * h == ir.Hadamard(z, h) == hadamard(z, h)
+    assert c * z == ir.Scaled(ir.Const(c), z)
+    assert z * 2 == ir.Scaled(ir.Const(sympy.Integer(2)), z)
+    assert 2 * (3 * z) == ir.Scaled(ir.Const(sympy.Integer(6)), z)
+    assert mean(z) * dot(z, h) == ir.ScalarProduct((mean(z), dot(z, h)))
+    assert (var(z) + eps).kind == "scalar"
+    assert (z / c).kind == "vector"
+    assert sum([z, h]) == z + h
+
+
+def test_sympy_on_the_left_reaches_our_operators():
+    assert sympy.Rational(1, 2) * z == ir.Scaled(ir.Const(sympy.Rational(1, 2)), z)
+    assert (eps + var(z)) == ir.ScalarSum((ir.Const(eps), var(z)))
+    assert (1 / var(z)) == ir.Power(var(z), sympy.Integer(-1))
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: z + mean(z),
+        lambda: mean(z) + z,
+        lambda: z**2,
+        lambda: mean(z) ** z,
+        lambda: z / h,
+        lambda: 0.5 * z,
+        lambda: "2" * z,
+        lambda: dot(z, mean(z)),
+        lambda: Eq(z, mean(z)),
+        lambda: Le(z, h),
+        lambda: vector("2z"),
+        lambda: vector("_hidden"),
+        lambda: scalar("d"),
+        lambda: orthogonal(z, z),
+        lambda: centered(z + h),
+        lambda: dimension_at_least(0),
+        lambda: dimension(True),
+        lambda: z.subs(ir.d, 3),
+        lambda: True * z,
+    ],
+)
+def test_meaningless_expressions_are_refused(build):
+    with pytest.raises(ExpressionError):
+        build()
+
+
+def test_exact_numbers_are_accepted():
+    assert Fraction(1, 3) * z == ir.Scaled(ir.Const(sympy.Rational(1, 3)), z)
+
+
+def test_relations_accept_a_literal_zero_vector():
+    relation = Eq(center(ones), 0)
+    assert relation.rhs == ir.Scaled(ir.Const(sympy.Integer(0)), ones)
+    assert Le(0, var(z)).lhs == ir.Const(sympy.Integer(0))
+
+
+def test_substitution_nodes():
+    node = mean(z).subs(z, c * ones)
+    assert node == ir.Substitution(mean(z), z, c * ones)
+    assert var(z).subs(c, 2).target == ir.Const(c)
+
+
+def test_definitions_expand_to_primitives():
+    assert mean(z).definition() == ir.ScalarProduct((ir.Const(1 / d), dot(ones, z)))
+    assert norm(z).definition() == ir.Power(dot(z, z), sympy.Rational(1, 2))
+    assert var(z).definition() == mean(center(z) * center(z))
+
+
+def test_nodes_are_hashable_and_structural():
+    assert {z + h, z + h, h + z} == {z + h, h + z}
+    assert ir.vector_atoms(dot(z, h) * mean(ones)) == {"z", "h"}
+
+
+def test_dimensions_follow_assumptions():
+    assert ir.dimensions((), 4) == [1, 2, 3, 4]
+    assert ir.dimensions((dimension_at_least(3),), 5) == [3, 4, 5]
+    assert ir.dimensions((dimension(2),), 8) == [2]
+
+
+def test_text_printing():
+    assert repr(z - 2 * h) == "z - 2·h"
+    assert repr(mean(z) - dot(z, h)) == "mean(z) - ⟨z, h⟩"
+    assert repr(Le(norm(z) ** 2, eps)) == "‖z‖^2 ≤ ε"
+    assert repr(centered(h)) == "mean(h) = 0"

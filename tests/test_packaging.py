@@ -1,0 +1,43 @@
+"""The wheel ships the built-in catalog and works outside the repository."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_contains_the_catalog_and_verifies_it(tmp_path):
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    (wheel,) = tmp_path.glob("lnsym-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "lnsym/derivations/03_jacobian.py" in names
+    assert "lnsym/py.typed" in names
+
+    site = tmp_path / "site"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+        capture_output=True,
+        text=True,
+    )
+    assert install.returncode == 0, install.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    code = "import lnsym, sys; print(lnsym.__file__); from lnsym.cli import main; sys.exit(main(['verify']))"
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    first, *rest = run.stdout.splitlines()
+    assert first.startswith(str(site))
+    assert rest[-1].endswith("passed, 0 failed")
