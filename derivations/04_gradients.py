@@ -15,6 +15,7 @@ from lnsym.layers import core
 from lnsym.proof import Derivation, Step
 
 z, g = vector("z"), vector("g")
+z1, z2, g1, g2 = vector("z1"), vector("z2"), vector("g1"), vector("g2")
 gamma, beta = vector("gamma"), vector("beta")
 u = core(z)
 y = layer_norm(z, gamma, beta)
@@ -51,6 +52,52 @@ CLAIMS = [
         Eq(dot(ones, vjp(y, z, g)), 0),
         title="The input gradient sums to zero over the coordinates",
         source="follows from J1 = 0 and the symmetry of J",
+    ),
+    Claim(
+        "gradient.bias_summed_over_features",
+        Eq(vjp(y, beta, g), dot(ones, g) * ones),
+        expect="refuted",
+        title="False: every coordinate of ∂ℓ/∂β is the sum Σᵢ gᵢ over the features",
+        source="backpropagation notes, step 2, read per coordinate",
+    ),
+    Claim(
+        "gradient.gain_summed_over_features",
+        Eq(vjp(y, gamma, g), dot(g, u) * ones),
+        expect="refuted",
+        title="False: every coordinate of ∂ℓ/∂γ is the sum Σᵢ gᵢuᵢ over the features",
+        source="backpropagation notes, step 1, read per coordinate",
+    ),
+    Claim(
+        "gradient.scalar_bias",
+        Eq(dot(g, jvp(y, beta, ones)), dot(ones, g)),
+        title="For one bias shared by all features (β = b·1), ∂ℓ/∂b = Σᵢ gᵢ",
+        source="backpropagation notes, step 2, read with a scalar bias",
+    ),
+    Claim(
+        "gradient.scalar_gain",
+        Eq(dot(g, jvp(y, gamma, ones)), dot(g, u)),
+        title="For one gain shared by all features (γ = a·1), ∂ℓ/∂a = Σᵢ gᵢuᵢ",
+        source="backpropagation notes, step 1, read with a scalar gain",
+    ),
+    Claim(
+        "gradient.bias_shared_over_positions",
+        Eq(
+            grad(dot(g1, layer_norm(z1, gamma, beta)) + dot(g2, layer_norm(z2, gamma, beta)), beta),
+            g1 + g2,
+        ),
+        title="A bias shared by two positions collects the sum of their upstream gradients",
+        source="article, bias-gradient paragraph (contributions of reused parameters add)",
+    ),
+    Claim(
+        "gradient.gain_shared_over_positions",
+        Eq(
+            grad(
+                dot(g1, layer_norm(z1, gamma, beta)) + dot(g2, layer_norm(z2, gamma, beta)), gamma
+            ),
+            g1 * core(z1) + g2 * core(z2),
+        ),
+        title="A gain shared by two positions collects Σ_t g_t ⊙ u(z_t)",
+        source="backpropagation notes, step 1, read as a sum over positions",
     ),
     Claim(
         "gradient.half_squared_norm",

@@ -10,7 +10,8 @@ nonnegative.
 
 from lnsym import Eq, Le, centered, core, d, dot, eps, jvp, mean, norm, ones, scalar, var, vector
 from lnsym.claims import Claim
-from lnsym.proof import Derivation, Step
+from lnsym.lemmas import MEAN_VALUE_INEQUALITY
+from lnsym.proof import Derivation, Step, by_lemma
 
 z, h = vector("z"), vector("h")
 c = scalar("c")
@@ -25,12 +26,28 @@ CERTIFICATE = [
     dot(u, h) ** 2 * (q + 2 * eps) / (d * (q + eps) ** 2),
 ]
 
+BOUND = Claim(
+    "sensitivity.bound",
+    Le(norm(Jh) ** 2, norm(h) ** 2 / eps, certificate=CERTIFICATE),
+    title="‖J h‖² ≤ ‖h‖²/ε for every z and h, so ‖J‖₂ ≤ 1/√ε",
+    source="article, sensitivity paragraph (the uniform bound's display is missing)",
+)
+
 CLAIMS = [
+    BOUND,
     Claim(
-        "sensitivity.bound",
-        Le(norm(Jh) ** 2, norm(h) ** 2 / eps, certificate=CERTIFICATE),
-        title="‖J h‖² ≤ ‖h‖²/ε for every z and h, so ‖J‖₂ ≤ 1/√ε",
-        source="article, sensitivity paragraph (the uniform bound's display is missing)",
+        "sensitivity.lipschitz",
+        Le(norm(core(z + h) - u) ** 2, norm(h) ** 2 / eps),
+        title="‖u(z + h) − u(z)‖ ≤ ‖h‖/√ε: the core is 1/√ε-Lipschitz",
+        source="article, sensitivity paragraph (integrating the derivative bound)",
+        proof=by_lemma(MEAN_VALUE_INEQUALITY, BOUND, how="L = 1/√ε, squared"),
+    ),
+    Claim(
+        "sensitivity.finite_ratio_at_constant_input",
+        Eq(norm(core(z + h) - u).subs(z, c * ones) ** 2, norm(h) ** 2 / (var(h) + eps)),
+        assumptions=[centered(h)],
+        title="From a constant input, a centered step h moves the core by ‖h‖/√(q(h) + ε)",
+        source="article, finite perturbation check (ratios near 100 and 9.9995)",
     ),
     Claim(
         "sensitivity.attained",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from lnsym.calculus import grad, jvp, opnorm, vjp
 from lnsym.claims import Claim, Result, check
+from lnsym.examples import WorkedExample, perturbation_ratio, worked_example
 from lnsym.expr import (
     Eq,
     Le,
@@ -39,6 +40,7 @@ __all__ = [
     "Le",
     "Result",
     "Step",
+    "WorkedExample",
     "check",
     "center",
     "centered",
@@ -58,8 +60,10 @@ __all__ = [
     "ones",
     "opnorm",
     "orthogonal",
+    "perturbation_ratio",
     "scalar",
     "var",
     "vector",
     "vjp",
+    "worked_example",
 ]

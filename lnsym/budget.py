@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -37,12 +38,21 @@ def time_budget(seconds: float | None) -> Iterator[bool]:
     def expire(signum: int, frame: object) -> None:
         raise BudgetExceeded(f"time budget of {seconds:g} s exceeded")
 
+    previous_delay, _ = signal.getitimer(signal.ITIMER_REAL)
+    if previous_delay and previous_delay <= seconds:
+        # An enclosing budget ends first: it stays in charge.
+        yield True
+        return
+    started = time.monotonic()
     previous_handler = signal.signal(signal.SIGALRM, expire)
-    previous_delay, _ = signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
     try:
         yield True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous_handler)
         if previous_delay:
-            signal.setitimer(signal.ITIMER_REAL, previous_delay)
+            # Resume the enclosing budget with what is left of it (at least a tick, so an
+            # exhausted outer budget still fires).
+            left = previous_delay - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lnsym.errors import ExpressionError
-from lnsym.expr import Dot, Expr, ScalarNode, VectorAtom, VectorNode, _operand, as_vector
+from lnsym.expr import Expr, ScalarNode, VectorAtom, VectorNode, _operand, as_vector
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -43,7 +43,11 @@ class Grad(VectorNode):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Vjp(VectorNode):
-    """∂⟨cotangent, expr⟩/∂wrt, i.e. Jᵀ·cotangent for the Jacobian J of ``expr``."""
+    """Jᵀ·cotangent for the Jacobian J of ``expr``, with the cotangent held fixed.
+
+    This is ∂⟨g, expr⟩/∂wrt for a constant g; a cotangent that itself depends on ``wrt`` is
+    not differentiated.
+    """
 
     expr: Expr
     wrt: VectorAtom
@@ -80,7 +84,7 @@ def jvp(expr: Any, wrt: Any, direction: Any) -> Expr:
 
 
 def vjp(expr: Any, wrt: Any, cotangent: Any) -> Expr:
-    """The vector ∂⟨cotangent, expr⟩/∂wrt (backpropagation of ``cotangent``)."""
+    """Jᵀ·cotangent: backpropagation of a fixed ``cotangent`` through ``expr``."""
     expr = as_vector(expr)
     return Vjp(expr, _wrt(wrt), as_vector(cotangent))
 
@@ -96,8 +100,3 @@ def grad(expr: Any, wrt: Any) -> Expr:
 def opnorm(expr: Any, wrt: Any) -> Expr:
     """The operator 2-norm of the Jacobian of the vector ``expr`` with respect to ``wrt``."""
     return OperatorNorm(as_vector(expr), _wrt(wrt))
-
-
-def as_dot(v: Vjp) -> Expr:
-    """The scalar ⟨cotangent, expr⟩ whose gradient a vjp is."""
-    return Dot(v.cotangent, v.expr)

@@ -32,7 +32,7 @@ from lnsym import expr as ir
 from lnsym.budget import time_budget
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
 from lnsym.general import GeneralEngine, Outcome
-from lnsym.proof import Derivation, prove_inequality
+from lnsym.proof import ByLemma, Derivation, prove_inequality
 from lnsym.report.printer import latex, text
 
 #: Verdicts from strongest to weakest support of "holds".
@@ -54,6 +54,8 @@ class Claim:
         title: a short human-readable name for reports.
         require: for ``expect="holds"``, the weakest verdict that counts as success
             (``"PROVED"`` by default; ``"VERIFIED"`` or ``"CONSISTENT"`` to accept less).
+        proof: a :class:`~lnsym.proof.ByLemma` when the general engine cannot prove the
+            statement directly but a cited lemma turns proved premises into it.
 
     Raises:
         ExpressionError: for a malformed id, statement, assumption or option.
@@ -66,6 +68,7 @@ class Claim:
     source: str | None = None
     title: str = ""
     require: str = "PROVED"
+    proof: ByLemma | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
@@ -81,6 +84,12 @@ class Claim:
             raise ExpressionError(f"claim {self.id}: expect must be 'holds' or 'refuted'")
         if self.require not in _SUPPORT:
             raise ExpressionError(f"claim {self.id}: require must be one of {sorted(_SUPPORT)}")
+        if self.proof is not None:
+            if not isinstance(self.proof, ByLemma):
+                raise ExpressionError(f"claim {self.id}: proof must come from by_lemma(...)")
+            for premise in self.proof.premises:
+                if not isinstance(premise, Claim):
+                    raise ExpressionError(f"claim {self.id}: premise {premise!r} is not a Claim")
 
     def __repr__(self) -> str:
         return f"Claim({self.id}: {text(self.statement)})"
@@ -91,7 +100,12 @@ class Claim:
 
 @dataclass(frozen=True)
 class Evidence:
-    """What one engine concluded about a claim, and at what cost."""
+    """What one engine concluded about a claim, and at what cost.
+
+    ``detail`` must read the same on every machine (reports quote it): counts, ranges,
+    tolerances and exact values only. Measurements — timings, floating-point errors —
+    belong in ``data`` (and ``seconds``), which ``lnsym verify --json`` shows in full.
+    """
 
     engine: str
     outcome: str
@@ -130,6 +144,7 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         claim = self.claim
         return {
+            "kind": "claim",
             "id": claim.id,
             "title": claim.title,
             "statement": latex(claim.statement),
@@ -144,6 +159,12 @@ class Result:
             "seconds": round(self.seconds, 6),
             "evidence": [e.to_json() for e in self.evidence],
             "counterexample": self.counterexample,
+            "proof": None
+            if claim.proof is None
+            else {
+                "lemma": claim.proof.lemma.id,
+                "premises": [p.id for p in claim.proof.premises],
+            },
         }
 
 
@@ -167,6 +188,7 @@ class DerivationResult:
     def to_json(self) -> dict[str, Any]:
         deriv = self.derivation
         return {
+            "kind": "derivation",
             "id": deriv.id,
             "title": deriv.title,
             "statement": latex(deriv.conclusion()),
@@ -198,10 +220,16 @@ class Options:
     Args:
         timeout: seconds per claim over all engines (None: unlimited).
         engines: which engines run, in order.
+        max_d: the concrete engine checks d = 1..max_d exactly.
+        samples: how many points the numeric engine tries.
+        seed: the seed of every random choice, so runs are reproducible.
     """
 
     timeout: float | None = 60.0
-    engines: tuple[str, ...] = ("general",)
+    engines: tuple[str, ...] = ("general", "concrete", "numeric")
+    max_d: int = 8
+    samples: int = 200
+    seed: int = 0
 
 
 Engine = Callable[[Claim, "Checker"], Evidence]
@@ -217,7 +245,8 @@ def _general(claim: Claim, checker: Checker) -> Evidence:
         outcome = checker.general.decide(statement, claim.assumptions)
     data: dict[str, Any] = {"dimension": "symbolic d"}
     if outcome.residual is not None:
-        data["residual"] = latex(outcome.residual)
+        data["residual"] = text(outcome.residual)
+        data["residual_latex"] = latex(outcome.residual)
     return Evidence(
         "general",
         "proved" if outcome.proved else "not proved",
@@ -227,8 +256,45 @@ def _general(claim: Claim, checker: Checker) -> Evidence:
     )
 
 
-#: The engines by name; other modules register theirs here.
-ENGINES: dict[str, Engine] = {"general": _general}
+def _lemma(claim: Claim, checker: Checker) -> Evidence:
+    """Prove a claim from a cited lemma once every premise is PROVED."""
+    start = time.perf_counter()
+    application = claim.proof
+    assert application is not None
+    results = [checker.check(premise) for premise in application.premises]
+    ids = [r.claim.id for r in results]
+    data = {"lemma": application.lemma.id, "citation": application.lemma.citation, "premises": ids}
+    weak = [f"{r.claim.id} is {r.verdict}" for r in results if r.verdict != "PROVED"]
+    if weak:
+        detail = f"{application.lemma.id} not applicable: premise " + ", ".join(weak)
+        return Evidence("lemma", "not proved", detail, time.perf_counter() - start, data)
+    detail = (
+        f"by {application.lemma.id} ({application.lemma.citation}) from the proved premises "
+        + ", ".join(ids)
+        + (f": {application.how}" if application.how else "")
+    )
+    return Evidence("lemma", "proved", detail, time.perf_counter() - start, data)
+
+
+def _concrete(claim: Claim, checker: Checker) -> Evidence:
+    from lnsym.concrete import evidence  # imported when first used: start-up stays light
+
+    return evidence(claim, max_d=checker.options.max_d, seed=checker.options.seed)
+
+
+def _numeric(claim: Claim, checker: Checker) -> Evidence:
+    from lnsym.numeric import evidence
+
+    return evidence(claim, samples=checker.options.samples, seed=checker.options.seed)
+
+
+#: The engines by name; other modules may register theirs here.
+ENGINES: dict[str, Engine] = {
+    "general": _general,
+    "lemma": _lemma,
+    "concrete": _concrete,
+    "numeric": _numeric,
+}
 
 
 class Checker:
@@ -237,13 +303,24 @@ class Checker:
     def __init__(self, options: Options | None = None) -> None:
         self.options = options or Options()
         self.general = GeneralEngine()
+        self._results: dict[Claim, Result] = {}
 
     def check(self, claim: Claim) -> Result:
-        """Run every configured engine on ``claim`` within its budget and give a verdict."""
+        """Run every configured engine on ``claim`` within its budget and give a verdict.
+
+        Results are remembered, so a claim used as a premise is checked once per checker.
+        """
+        if claim not in self._results:
+            self._results[claim] = self._check(claim)
+        return self._results[claim]
+
+    def _check(self, claim: Claim) -> Result:
         start = time.perf_counter()
         deadline = None if self.options.timeout is None else start + self.options.timeout
         evidence: list[Evidence] = []
         for name in self.options.engines:
+            if name == "general" and claim.proof is not None:
+                name = "lemma"  # the lemma's premises are proved by the general engine
             remaining = None if deadline is None else deadline - time.perf_counter()
             evidence.append(self._run(name, claim, remaining))
         verdict, reason, counterexample = combine(evidence)

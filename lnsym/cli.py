@@ -6,7 +6,6 @@ Bad usage and bad input give one line on stderr and exit code 2, never a traceba
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import sys
 from collections.abc import Sequence
@@ -28,32 +27,129 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    verify = sub.add_parser("verify", help="check claims and derivations")
-    verify.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="derivation modules or directories (default: the built-in catalog)",
+    verify = sub.add_parser(
+        "verify",
+        help="check claims and derivations",
+        description="Check every claim and derivation; exit 0 when each verdict matches its "
+        "expectation, 1 otherwise, 2 on bad usage.",
     )
+    _add_paths(verify)
     verify.add_argument(
         "--json", metavar="FILE", help="write results as JSON to FILE ('-' for stdout)"
     )
+    verify.add_argument("--junit-xml", metavar="FILE", help="write JUnit XML to FILE")
     verify.add_argument(
         "-k",
         metavar="PATTERN",
         dest="pattern",
         help="only ids containing PATTERN (or matching it, if it has * ? [)",
     )
-    verify.add_argument(
+    _add_check_options(verify)
+    verify.set_defaults(run=_verify)
+    _add_example_parser(sub)
+    _add_report_parser(sub)
+    return parser
+
+
+def _add_paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="derivation modules or directories (default: the built-in catalog)",
+    )
+
+
+def _add_check_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by every command that checks claims."""
+    group = parser.add_argument_group("checking")
+    group.add_argument(
         "--timeout",
         type=_positive_float,
         default=60.0,
         metavar="SECONDS",
         help="time budget per claim (default: 60)",
     )
-    verify.set_defaults(run=_verify)
-    return parser
+    group.add_argument(
+        "--total-timeout",
+        type=_positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="time budget for the whole run; items not started in time become TIMEOUT",
+    )
+    group.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="check claims in N processes (same results as a serial run)",
+    )
+    group.add_argument(
+        "--engines",
+        type=_engine_list,
+        default=("general", "concrete", "numeric"),
+        metavar="LIST",
+        help="comma-separated engines among general, concrete, numeric (default: all three)",
+    )
+    group.add_argument(
+        "--max-d",
+        type=_positive_int,
+        default=8,
+        metavar="N",
+        help="the concrete engine checks d = 1..N exactly (default: 8)",
+    )
+    group.add_argument(
+        "--samples",
+        type=_positive_int,
+        default=200,
+        metavar="N",
+        help="points the numeric engine tries per claim (default: 200)",
+    )
+    group.add_argument(
+        "--seed", type=_natural, default=0, metavar="N", help="seed of every random choice"
+    )
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from lnsym.claims import Options
+
+    return Options(
+        timeout=args.timeout,
+        engines=args.engines,
+        max_d=args.max_d,
+        samples=args.samples,
+        seed=args.seed,
+    )
+
+
+def _integer(value: str, low: int, what: str) -> int:
+    if not value.strip().isascii() or not value.strip().lstrip("+").isdigit():
+        raise argparse.ArgumentTypeError(f"not {what}: {value!r}")
+    number = int(value)
+    if number < low or number > 1_000_000:
+        raise argparse.ArgumentTypeError(f"not {what}: {value!r}")
+    return number
+
+
+def _positive_int(value: str) -> int:
+    return _integer(value, 1, "a positive integer")
+
+
+def _natural(value: str) -> int:
+    return _integer(value, 0, "a nonnegative integer")
+
+
+def _engine_list(value: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in value.split(",") if part.strip())
+    unknown = [n for n in names if n not in ("general", "concrete", "numeric")]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown engine {', '.join(unknown) or repr(value)}: choose from "
+            "general, concrete, numeric"
+        )
+    return names
 
 
 def _positive_float(value: str) -> float:
@@ -65,54 +161,29 @@ def _positive_float(value: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
-def _matches(item_id: str, pattern: str | None) -> bool:
-    if pattern is None:
-        return True
-    if any(ch in pattern for ch in "*?["):
-        return fnmatch.fnmatchcase(item_id, pattern)
-    return pattern in item_id
-
-
 def _verify(args: argparse.Namespace) -> int:
     from lnsym.catalog import load
-    from lnsym.claims import Checker, Options
     from lnsym.files import atomic_write
+    from lnsym.junit import junit_xml
+    from lnsym.runner import run, select, to_json
 
-    sections = load(list(args.paths))
-    checker = Checker(Options(timeout=args.timeout))
-    out = sys.stderr if args.json == "-" else sys.stdout
-    passed = failed = 0
-    records: list[dict[str, Any]] = []
-    for section in sections:
-        items = [c for c in section.claims if _matches(c.id, args.pattern)]
-        derivations = [dv for dv in section.derivations if _matches(dv.id, args.pattern)]
-        for result in [checker.check(c) for c in items] + [
-            checker.check_derivation(dv) for dv in derivations
-        ]:
-            item_id = result.claim.id if hasattr(result, "claim") else result.derivation.id
-            ok = result.passed
-            passed += ok
-            failed += not ok
-            note = "" if ok else f"  <- expected {_expectation(result)}"
-            mark = "ok  " if ok else "FAIL"
-            print(
-                f"{mark} {result.verdict:<10} {result.seconds:7.3f}s  {item_id}{note}",
-                file=out,
-                flush=True,
-            )
-            records.append({"section": section.name, **result.to_json()})
-    if passed + failed == 0:
+    items = select(load(list(args.paths)), args.pattern)
+    if not items:
         raise UserInputError(f"no claim or derivation id matches {args.pattern!r}")
+    out = sys.stderr if args.json == "-" else sys.stdout
+    outcomes = run(items, _options(args), jobs=args.jobs, total_timeout=args.total_timeout)
+    for item, outcome in zip(items, outcomes, strict=True):
+        note = "" if outcome.passed else f"  <- expected {_expectation(outcome)}"
+        mark = "ok  " if outcome.passed else "FAIL"
+        print(f"{mark} {outcome.verdict:<10} {outcome.seconds:7.3f}s  {item.id}{note}", file=out)
+    passed = sum(1 for o in outcomes if o.passed)
+    failed = len(outcomes) - passed
     print(f"{passed} passed, {failed} failed", file=out)
+    if args.junit_xml is not None:
+        pairs = [(item.section.name, o) for item, o in zip(items, outcomes, strict=True)]
+        atomic_write(Path(args.junit_xml), junit_xml(pairs))
     if args.json is not None:
-        payload = (
-            json.dumps(
-                {"schema_version": 1, "passed": passed, "failed": failed, "results": records},
-                indent=2,
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
+        payload = json.dumps(to_json(items, outcomes), indent=2, ensure_ascii=False) + "\n"
         if args.json == "-":
             sys.stdout.write(payload)
         else:
@@ -142,3 +213,167 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"lnsym: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+
+
+def _add_example_parser(sub: Any) -> None:
+    """The ``example`` subcommand: an exact worked example at a point."""
+    import re
+
+    example = sub.add_parser(
+        "example",
+        help="print an exact worked example at a given z",
+        description="Compute layer normalization at z exactly, with every intermediate step.",
+    )
+    # Values are parsed in _example, so that bad numbers give "lnsym: error: ...".
+    example.add_argument("--z", required=True, metavar="VECTOR", help="input, e.g. 1,2,3")
+    example.add_argument("--eps", metavar="NUMBER", help="ε > 0, e.g. 1/3 or 1e-5")
+    example.add_argument("--gamma", metavar="VECTOR", help="gain γ (default: all ones)")
+    example.add_argument("--beta", metavar="VECTOR", help="bias β (default: zero)")
+    example.add_argument("--upstream", metavar="VECTOR", help="upstream gradient g = ∂ℓ/∂y")
+    example.add_argument(
+        "--loss", metavar="NAME", help="named loss instead of --upstream: half-squared-norm"
+    )
+    example.add_argument(
+        "--perturbation", metavar="VECTOR", help="h for the finite ratio ‖y(z+h) − y(z)‖/‖h‖"
+    )
+    example.add_argument(
+        "--idealized", action="store_true", help="use ε = 0 (needs a non-constant z)"
+    )
+    example.add_argument(
+        "--format", choices=("text", "md", "tex", "json"), default="text", help="output format"
+    )
+    # Let values such as "-1,1" or "-1/2" start with a minus sign: argparse would otherwise
+    # take them for options (its own test only knows plain negative numbers like -1 or -.5).
+    example._negative_number_matcher = re.compile(r"^-\.?\d")
+    example.set_defaults(run=_example)
+
+
+def _example(args: argparse.Namespace) -> int:
+    from lnsym.errors import LnsymError
+    from lnsym.examples import worked_example
+    from lnsym.parse import parse_number, parse_vector
+
+    def vector_option(name: str) -> list[Any] | None:
+        text = getattr(args, name)
+        if text is None:
+            return None
+        try:
+            return list(parse_vector(text))
+        except UserInputError as exc:
+            raise UserInputError(f"--{name}: {exc}") from None
+
+    if args.upstream is not None and args.loss is not None:
+        raise UserInputError("give either --upstream or --loss, not both")
+    if args.eps is None and not args.idealized:
+        raise UserInputError("give --eps (ε > 0), or --idealized for ε = 0")
+    try:
+        eps = parse_number(args.eps) if args.eps is not None else 0
+    except UserInputError as exc:
+        raise UserInputError(f"--eps: {exc}") from None
+    if args.idealized and eps != 0:
+        raise UserInputError("--idealized means ε = 0; drop --eps or give --eps 0")
+    try:
+        example = worked_example(
+            vector_option("z") or [],
+            eps,
+            gamma=vector_option("gamma"),
+            beta=vector_option("beta"),
+            upstream=vector_option("upstream"),
+            loss=args.loss,
+            perturbation=vector_option("perturbation"),
+            idealized=args.idealized,
+        )
+    except UserInputError:
+        raise
+    except LnsymError as exc:  # a disagreement between engines is a bug, not bad input
+        print(f"lnsym: internal error: {exc}", file=sys.stderr)
+        return 1
+    render = {
+        "text": example.to_text,
+        "md": example.to_markdown,
+        "tex": example.to_latex,
+        "json": example.to_json,
+    }[args.format]
+    sys.stdout.write(render())
+    return 0
+
+
+def _add_report_parser(sub: Any) -> None:
+    """The ``report`` subcommand: check the catalog and render it as Markdown, LaTeX and PDF."""
+    report = sub.add_parser(
+        "report",
+        help="render the checked derivations as Markdown, LaTeX and PDF",
+        description="Check every claim and derivation and render reports into DIR: "
+        "layernorm.md, layernorm.tex, layernorm.pdf (when latexmk and pdflatex are "
+        "installed) and figures/. Exits 1 if an item does not get its expected verdict.",
+    )
+    _add_paths(report)
+    report.add_argument(
+        "--out", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
+    )
+    report.add_argument(
+        "--format",
+        default="md,tex,pdf",
+        metavar="LIST",
+        help="comma-separated formats among md, tex, pdf (default: md,tex,pdf)",
+    )
+    report.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 and name the stale files if DIR is not what would be "
+        "rendered (the PDF is checked by the fingerprint of its LaTeX source)",
+    )
+    _add_check_options(report)
+    report.set_defaults(run=_report)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from lnsym.catalog import load
+    from lnsym.report.build import (
+        check_catalog,
+        parse_formats,
+        render_report,
+        stale_files,
+        write_report,
+    )
+    from lnsym.report.model import build_model
+    from lnsym.report.pdf import PdfBuildError
+
+    formats = parse_formats(args.format)
+    if args.out.exists() and not args.out.is_dir():
+        raise UserInputError(f"--out {args.out}: not a directory")
+    sections = load(list(args.paths))
+    results = check_catalog(
+        sections, _options(args), jobs=args.jobs, total_timeout=args.total_timeout
+    )
+    model = build_model(sections, results)
+    for row in model.rows:
+        if not row.passed:
+            print(f"FAIL {row.verdict:<10} {row.id}  <- expected {row.expected}", file=sys.stderr)
+    try:
+        rendered = render_report(model, formats, build=not args.check)
+    except PdfBuildError as exc:
+        print(f"lnsym: error: {exc}", file=sys.stderr)
+        return 1
+    status = 0 if model.failed == 0 else 1
+    summary = f"{model.passed} passed, {model.failed} failed"
+    if args.check:
+        stale = stale_files(rendered, args.out, formats)
+        for line in stale:
+            print(f"stale: {line}")
+        if stale:
+            print(f"{summary}; {args.out} is out of date: run 'lnsym report' to regenerate it")
+            return 1
+        print(f"{summary}; {args.out} is up to date")
+        return status
+    for notice in rendered.notices:
+        print(f"lnsym: note: {notice}", file=sys.stderr)
+    if rendered.overfull:
+        print(
+            f"lnsym: note: LaTeX reported {len(rendered.overfull)} overfull line(s) in the PDF",
+            file=sys.stderr,
+        )
+    for path in write_report(rendered, args.out):
+        print(f"wrote {path}")
+    print(summary)
+    return status

@@ -32,5 +32,13 @@ class DomainError(LnsymError):
     """An expression left its domain at the point asked for (e.g. division by zero)."""
 
 
+class CrossCheckError(LnsymError):
+    """Two independent computations of the same value disagree (a bug in lnsym)."""
+
+
+class ExactArithmeticError(LnsymError):
+    """SymPy could not carry out exact arithmetic that is needed (a SymPy bug)."""
+
+
 class BudgetExceeded(LnsymError):
     """A check ran out of its time budget."""

@@ -79,6 +79,17 @@ def radicand_of(sym: sympy.Symbol) -> sympy.Expr | None:
     return _ROOTS.get(sym)
 
 
+def exact_sqrt(x: sympy.Expr) -> sympy.Expr:
+    """SymPy's exact square root, unevaluated where SymPy 1.14 fails on large integers.
+
+    (sympy/sympy#28621: ``sqrt`` may raise "… is not a prime factor of …".)
+    """
+    try:
+        return sympy.sqrt(x)
+    except ValueError:
+        return sympy.Pow(x, sympy.Rational(1, 2), evaluate=False)
+
+
 def root(radicand: sympy.Expr) -> sympy.Expr:
     """√radicand: an exact SymPy root for numbers, otherwise an interned root symbol.
 
@@ -89,14 +100,36 @@ def root(radicand: sympy.Expr) -> sympy.Expr:
     if radicand.is_number:
         if radicand.is_negative:
             raise DomainError(f"square root of the negative number {radicand}")
-        return sympy.sqrt(radicand)
+        return exact_sqrt(radicand)
+    outside, radicand = _square_factors(radicand)
+    if radicand.is_number:  # the whole radicand was a square
+        return outside * exact_sqrt(radicand)
     sym = _ROOT_OF.get(radicand)
     if sym is None:
         sym = sympy.Symbol(f"√({sympy.sstr(radicand)})", nonnegative=True)
         _ROOTS[sym] = radicand
         _ROOT_OF[radicand] = sym
         _DEPTH[sym] = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
-    return sym
+    return outside * sym
+
+
+def _square_factors(radicand: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """Split R = a²·R' into (|a|, R') for the square factors a SymPy can see.
+
+    √(c²·q) must become |c|·√q (c·√q for c > 0), or the idealized core would not be
+    provably scale invariant; a positive rational factor k leaves as √k.
+    """
+    outside, inside = [], []
+    for factor in sympy.Mul.make_args(sympy.factor_terms(radicand)):
+        base, exponent = factor.as_base_exp()
+        if factor.is_Rational and factor.is_positive:
+            outside.append(exact_sqrt(factor))
+        elif exponent.is_Integer and exponent % 2 == 0 and base.is_real:
+            half = base if base.is_nonnegative else sympy.Abs(base)
+            outside.append(half ** (exponent // 2))
+        else:
+            inside.append(factor)
+    return sympy.Mul(*outside), canonical(sympy.Mul(*inside))
 
 
 def _roots_in(f: sympy.Expr) -> list[sympy.Symbol]:
@@ -277,7 +310,11 @@ def _d_symbol(sym: sympy.Symbol, wrt: str, direction: VectorForm) -> sympy.Expr:
 
 def gradient(f: sympy.Expr, wrt: str) -> VectorForm:
     """∇_wrt f: the vector whose power sums against a probe h give D_wrt f(h)."""
-    df = _d_scalar(f, wrt, VectorForm.atom(PROBE))
+    return _read_gradient(_d_scalar(f, wrt, VectorForm.atom(PROBE)))
+
+
+def _read_gradient(df: sympy.Expr) -> VectorForm:
+    """The vector g with df = ⟨g, probe⟩, for df linear in the probe atom."""
     out: dict[Monomial, sympy.Expr] = {}
     for sym in sorted(df.free_symbols, key=default_sort_key):
         m = _POWER_SUMS.get(sym)
@@ -458,7 +495,9 @@ class GeneralEngine:
             case Jvp(expr=f, wrt=wrt, direction=h):
                 return derivative(self.form(f), wrt.name, self.vector(h))
             case Vjp(expr=f, wrt=wrt, cotangent=g):
-                return gradient(self.scalar(ir.Dot(g, f)), wrt.name)
+                # Jᵀg with g held fixed: pair g with the derivative of f, not of ⟨g, f⟩.
+                moved = derivative(self.vector(f), wrt.name, VectorForm.atom(PROBE))
+                return _read_gradient(moved.hadamard(self.vector(g)).total())
             case Grad(expr=f, wrt=wrt):
                 return gradient(self.scalar(f), wrt.name)
             case ir.Substitution(expr=f, target=ir.VectorAtom(name=name), value=value):
@@ -507,7 +546,7 @@ class GeneralEngine:
         if rest is None:
             return Outcome(True, "normal forms agree for symbolic d")
         residual = to_expr(rest)
-        return Outcome(False, f"lhs − rhs = {residual!r} ≠ 0", residual)
+        return Outcome(False, "lhs − rhs does not vanish for symbolic d", residual)
 
 
 def _power(base: sympy.Expr, n: sympy.Expr) -> sympy.Expr:
@@ -617,7 +656,7 @@ def instantiate(
                     )
                 values[sym] = sympy.Add(*(coordinate(m, i) for i in range(dim)))
             elif sym in _ROOTS:
-                values[sym] = sympy.sqrt(scalar_value(_ROOTS[sym]))
+                values[sym] = exact_sqrt(scalar_value(_ROOTS[sym]))
             else:
                 raise DomainError(f"no value given for the symbol {sym}")
         return values[sym]
@@ -631,7 +670,7 @@ def instantiate(
     if isinstance(f, VectorForm):
         if dim is None:
             raise DomainError("a vector needs at least one vector value to fix d")
-        return [
-            scalar_value(sympy.Add(*(c * coordinate(m, i) for m, c in f.terms))) for i in range(dim)
-        ]
+        # The coefficients do not depend on the coordinate: evaluate each one once.
+        coefficients = [(m, scalar_value(c)) for m, c in f.terms]
+        return [sympy.Add(*(c * coordinate(m, i) for m, c in coefficients)) for i in range(dim)]
     return scalar_value(f)

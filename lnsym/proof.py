@@ -104,7 +104,7 @@ def prove_inequality(
     if rest is not None:
         return Outcome(
             False,
-            f"certificate identity fails: rhs − lhs − Σ tₖ = {to_expr(rest)!r} ≠ 0",
+            "certificate identity fails: rhs − lhs − Σ tₖ does not vanish for symbolic d",
             to_expr(rest),
         )
     signs = [(term, sign(term)) for term in statement.certificate]
@@ -112,7 +112,47 @@ def prove_inequality(
     if unknown:
         return Outcome(False, "sign not established for " + "; ".join(unknown))
     listed = "; ".join(f"t{i + 1} {s}" for i, (_, s) in enumerate(signs))
-    return Outcome(True, f"rhs − lhs = Σ tₖ for symbolic d, and {listed}")
+    strict = " (strict: a term is positive)" if POSITIVE in dict(signs).values() else ""
+    return Outcome(True, f"rhs − lhs = Σ tₖ for symbolic d, and {listed}{strict}")
+
+
+# ---------------------------------------------------------------------------------------
+# Lemmas: standard facts cited, not re-proved, and applied to proved premises
+
+
+@dataclass(frozen=True)
+class Lemma:
+    """A standard mathematical fact that lnsym cites rather than proves.
+
+    Args:
+        id: a short identifier, e.g. ``"spectral-norm"``.
+        statement: the fact in words.
+        citation: where it is proved.
+    """
+
+    id: str
+    statement: str
+    citation: str
+
+
+@dataclass(frozen=True)
+class ByLemma:
+    """A proof of a claim by a lemma whose hypotheses are other claims.
+
+    The checker proves every premise first; the claim counts as proved only when every
+    premise is PROVED. ``how`` says how the conclusion follows.
+    """
+
+    lemma: Lemma
+    premises: tuple[Any, ...]  # lnsym.claims.Claim objects
+    how: str = ""
+
+
+def by_lemma(lemma: Lemma, *premises: Any, how: str = "") -> ByLemma:
+    """Prove a claim from ``premises`` (claims) by ``lemma``."""
+    if not premises:
+        raise ExpressionError(f"applying {lemma.id} needs at least one premise")
+    return ByLemma(lemma, tuple(premises), how)
 
 
 # ---------------------------------------------------------------------------------------

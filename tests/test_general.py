@@ -136,6 +136,12 @@ def test_gradients_of_layer_norm(engine):
     assert not proved(engine, vjp(y, beta, g), dot(ones, g) * ones)
 
 
+def test_vjp_holds_the_cotangent_fixed(engine):
+    # Jᵀz = Jz = ε/(q + ε)·u, whereas ∇⟨z, u⟩ = Jᵀz + u would differentiate z as well.
+    assert proved(engine, vjp(u, z, z), eps / (var(z) + eps) * u)
+    assert proved(engine, grad(dot(z, u), z), eps / (var(z) + eps) * u + u)
+
+
 def test_grad_of_half_squared_norm(engine):
     y = layer_norm(z, gamma, beta)
     assert proved(engine, grad(dot(y, y) / 2, beta), y)

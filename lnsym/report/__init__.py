@@ -1,1 +1,15 @@
-"""Rendering of claims, derivations and results: printers, templates, figures."""
+"""Rendering of claims, derivations and results: printers, templates, figures.
+
+The ``lnsym report`` pipeline, one concept per module:
+
+- :mod:`~lnsym.report.printer` — the IR as text and as LaTeX (SymPy printer subclasses);
+  all mathematics in a report comes from here.
+- :mod:`~lnsym.report.escape` — plain text made safe for LaTeX and Markdown.
+- :mod:`~lnsym.report.model` — checked sections turned into format-neutral report data,
+  keeping only what is identical on every machine.
+- :mod:`~lnsym.report.figures` — the matplotlib figures, reproducible byte for byte.
+- :mod:`~lnsym.report.render` — the Jinja2 templates (``templates/*.j2``) that lay it out.
+- :mod:`~lnsym.report.pdf` — latexmk, sandboxed and reproducible.
+- :mod:`~lnsym.report.build` — render everything in memory, then write atomically or
+  compare with what is on disk (``--check``).
+"""

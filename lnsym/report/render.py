@@ -1,0 +1,137 @@
+"""Laying out a :class:`~lnsym.report.model.ReportModel` as Markdown and as LaTeX with Jinja2.
+
+The templates live in ``lnsym/report/templates``. Both environments use
+``StrictUndefined`` (a typo in a template is an error, not an empty string) and a
+``finalize`` hook that escapes every value for its format — except :class:`Math` (from the
+printer) and :class:`Raw` (markup made by this module's filters) — so plain text can never
+inject markup. The LaTeX templates use ``\\VAR{...}``, ``\\BLOCK{...}`` and ``\\#{...}``
+delimiters, which do not clash with TeX's braces.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from lnsym.report.escape import latex_escape, markdown_escape
+from lnsym.report.model import Math, ReportModel
+
+TEMPLATES = Path(__file__).parent / "templates"
+#: Report formats rendered from templates (the PDF is built from the LaTeX).
+TEMPLATE_FORMATS = {"md": "layernorm.md.j2", "tex": "layernorm.tex.j2"}
+#: Replaced in the LaTeX by a digest of the LaTeX itself and its figures.
+FINGERPRINT_PLACEHOLDER = "LNSYMFINGERPRINTPLACEHOLDER"
+
+
+class Raw(str):
+    """Markup produced by this module's filters from escaped parts."""
+
+    __slots__ = ()
+
+
+def _finalizer(escape: Any) -> Any:
+    def finalize(value: Any) -> str:
+        if isinstance(value, Math | Raw):
+            return value
+        return escape(str(value))
+
+    return finalize
+
+
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading.
+
+    >>> github_slug("2. The normalized core and the layer output")
+    '2-the-normalized-core-and-the-layer-output'
+    """
+    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return slug.replace(" ", "-")
+
+
+def _md_code(value: str) -> Raw:
+    return Raw(f"`{value}`") if "`" not in value else Raw(markdown_escape(value))
+
+
+def _tex_breakable(value: str) -> Raw:
+    """Escaped text that may also break after operators (engine details hold long formulas)."""
+    parts = re.split(r"(?<=[*+=,/)])(?=\S)", value)
+    return Raw(r"\allowbreak{}".join(latex_escape(p) for p in parts))
+
+
+def _tex_code(value: str) -> Raw:
+    # Long ids may break after a dot or underscore (e.g. in narrow table columns).
+    parts = re.split(r"(?<=[._])", value)
+    return Raw(r"\texttt{" + r"\allowbreak{}".join(latex_escape(p) for p in parts) + "}")
+
+
+def _file_name(value: str) -> Raw:
+    """A file or label name, used verbatim: only letters, digits, ``_``, ``-`` and ``.``."""
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+", value):
+        raise ValueError(f"unsafe name in a report: {value!r}")
+    return Raw(value)
+
+
+@cache
+def environment(fmt: str) -> jinja2.Environment:
+    """The Jinja2 environment for ``"md"`` or ``"tex"``.
+
+    Raises:
+        ValueError: for another format.
+    """
+    common: dict[str, Any] = {
+        "loader": jinja2.FileSystemLoader(TEMPLATES),
+        "undefined": jinja2.StrictUndefined,
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+        "keep_trailing_newline": True,
+        "autoescape": False,
+    }
+    if fmt == "md":
+        env = jinja2.Environment(finalize=_finalizer(markdown_escape), **common)
+        env.filters["code"] = _md_code
+        env.filters["slug"] = lambda heading: Raw(github_slug(heading))
+        env.filters["para"] = lambda text: Raw(markdown_escape(text, line_start=True))
+        env.filters["detail"] = lambda text: Raw(markdown_escape(text))
+    elif fmt == "tex":
+        env = jinja2.Environment(
+            block_start_string=r"\BLOCK{",
+            block_end_string="}",
+            variable_start_string=r"\VAR{",
+            variable_end_string="}",
+            comment_start_string=r"\#{",
+            comment_end_string="}",
+            line_comment_prefix="%#",
+            finalize=_finalizer(latex_escape),
+            **common,
+        )
+        env.filters["code"] = _tex_code
+        env.filters["detail"] = _tex_breakable
+        env.filters["para"] = lambda text: Raw(latex_escape(text))
+    else:
+        raise ValueError(f"no template for format {fmt!r}")
+    # Macro output was escaped piece by piece while the macro ran; mark it as markup.
+    env.filters["raw"] = Raw
+    env.filters["name"] = _file_name
+    return env
+
+
+def render(model: ReportModel, fmt: str, fingerprint: str = FINGERPRINT_PLACEHOLDER) -> str:
+    """The report ``model`` as Markdown (``"md"``) or LaTeX (``"tex"``) source.
+
+    Args:
+        model: the content.
+        fmt: ``"md"`` or ``"tex"``.
+        fingerprint: written into the PDF metadata by the LaTeX template.
+
+    Raises:
+        ValueError: for another format.
+    """
+    template = environment(fmt).get_template(TEMPLATE_FORMATS[fmt])
+    text = template.render(report=model, fingerprint=Raw(fingerprint))
+    # Templates may leave runs of blank lines around optional blocks; in both formats one
+    # blank line means the same, so the output keeps exactly one.
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"

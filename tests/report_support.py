@@ -1,0 +1,81 @@
+"""Shared helpers for the report tests: the checked catalog, external tools, formula extraction."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from lnsym.catalog import load
+from lnsym.claims import Options
+from lnsym.report.build import check_catalog
+from lnsym.report.model import ReportModel, build_model
+
+#: Set by .ci/run: a missing tool fails the test instead of skipping it.
+REQUIRE_TOOLS = os.environ.get("LNSYM_REQUIRE_TOOLS") == "1"
+KATEX_CHECK = Path(__file__).with_name("katex_check.js")
+
+
+def need(available: bool, what: str) -> None:
+    """Skip (or, under LNSYM_REQUIRE_TOOLS=1, fail) when a tool is missing."""
+    if available:
+        return
+    message = f"{what} is not installed"
+    if REQUIRE_TOOLS:
+        pytest.fail(message + " (LNSYM_REQUIRE_TOOLS=1)")
+    pytest.skip(message)
+
+
+@lru_cache(maxsize=1)
+def katex_available() -> bool:
+    if shutil.which("node") is None:
+        return False
+    probe = subprocess.run(
+        ["node", "-e", "require.resolve('katex')"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+def tex_available() -> bool:
+    return shutil.which("latexmk") is not None and shutil.which("pdflatex") is not None
+
+
+@lru_cache(maxsize=1)
+def catalog_model() -> ReportModel:
+    """The built-in catalog, checked once per test session."""
+    sections = load()
+    return build_model(sections, check_catalog(sections, Options(), jobs=2))
+
+
+_DISPLAY = re.compile(r"^\$\$\n(.*?)\n\$\$$", re.MULTILINE | re.DOTALL)
+_CODE = re.compile(r"`[^`\n]*`")
+_INLINE = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$(?!\$)")
+
+
+def markdown_formulas(markdown: str) -> list[dict[str, object]]:
+    """Every ``$$...$$`` display block and every inline ``$...$`` of a Markdown text."""
+    formulas: list[dict[str, object]] = [
+        {"tex": m.group(1), "display": True} for m in _DISPLAY.finditer(markdown)
+    ]
+    rest = _CODE.sub("", _DISPLAY.sub("", markdown))
+    formulas += [{"tex": m.group(1), "display": False} for m in _INLINE.finditer(rest)]
+    return formulas
+
+
+def katex_errors(formulas: list[dict[str, object]]) -> dict[str, object]:
+    """Check all formulas with KaTeX (strict, throwOnError) in one node process."""
+    proc = subprocess.run(
+        ["node", str(KATEX_CHECK)],
+        input=json.dumps(formulas),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return json.loads(proc.stdout)

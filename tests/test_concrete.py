@@ -1,0 +1,310 @@
+"""Tests for the concrete engine: exact instantiation, SymPy's own derivatives, exact verdicts."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from lnsym import (
+    Eq,
+    Le,
+    center,
+    centered,
+    core,
+    d,
+    dimension,
+    dimension_at_least,
+    dot,
+    eps,
+    grad,
+    jvp,
+    layer_norm,
+    mean,
+    nonconstant,
+    norm,
+    ones,
+    opnorm,
+    orthogonal,
+    scalar,
+    var,
+    vector,
+    vjp,
+)
+from lnsym import expr as ir
+from lnsym.budget import time_budget
+from lnsym.calculus import OperatorNorm
+from lnsym.catalog import load
+from lnsym.claims import Claim, derivation_claims
+from lnsym.concrete import check_dimension, evidence, instantiate, jacobian
+from lnsym.errors import BudgetExceeded, ExpressionError, UnsupportedError
+
+z, h, a, b, g = vector("z"), vector("h"), vector("a"), vector("b"), vector("g")
+gamma, beta = vector("gamma"), vector("beta")
+c = scalar("c", positive=True)
+u = core(z)
+s = (var(z) + eps) ** sympy.Rational(1, 2)
+R = sympy.Rational
+
+
+def closed_form(direction: ir.Expr) -> ir.Expr:
+    return (center(direction) - u * dot(u, direction) / d) / s
+
+
+# ---------------------------------------------------------------------------------------
+# Instantiation and derivatives
+
+
+def test_core_at_rational_points_is_exact() -> None:
+    assert instantiate(u, 3, {z: [1, 2, 3], eps: R(1, 3)}) == sympy.Matrix([-1, 0, 1])
+    expected = sympy.Matrix([-4, -1, 5]) / sympy.sqrt(17)
+    assert instantiate(u, 3, {z: [1, 2, 4], eps: Fraction(1, 3)}) == expected
+
+
+def test_symbolic_instantiation_uses_coordinate_symbols() -> None:
+    z1, z2 = sympy.symbols("z_1 z_2", real=True)
+    assert sympy.expand(instantiate(var(z), 2) - ((z1 - z2) / 2) ** 2) == 0
+    assert instantiate(ones * d, 3) == sympy.Matrix([3, 3, 3])
+
+
+def test_jacobian_of_the_core_matches_the_closed_form_exactly() -> None:
+    point = {z: [-1, 1], eps: 3}
+    # q = 1, s = 2, u = (−1/2, 1/2): J = (P − uuᵀ/2)/2.
+    P = sympy.eye(2) - sympy.ones(2, 2) / 2
+    u0 = sympy.Matrix([R(-1, 2), R(1, 2)])
+    expected = (P - u0 * u0.T / 2) / 2
+    assert jacobian(u, z, 2, point) == expected
+    assert expected == sympy.Matrix([[R(3, 16), R(-3, 16)], [R(-3, 16), R(3, 16)]])
+    # The directional derivative (sympy.diff in t) agrees with Matrix.jacobian.
+    columns = [instantiate(jvp(u, z, h), 2, {**point, h: e}) for e in ([1, 0], [0, 1])]
+    assert sympy.Matrix.hstack(*columns) == expected
+
+
+def test_vjp_and_grad_are_transposed_jacobians() -> None:
+    point = {z: [0, 1, 3], gamma: [2, -1, R(1, 2)], beta: [1, 1, 1], eps: 1, g: [1, -2, 5]}
+    y = layer_norm(z, gamma, beta)
+    expected = jacobian(y, z, 3, point).T * sympy.Matrix([1, -2, 5])
+    for value in (instantiate(vjp(y, z, g), 3, point), instantiate(grad(dot(g, y), z), 3, point)):
+        assert sympy.simplify(value - expected) == sympy.zeros(3, 1)
+    assert expected.free_symbols == set()
+
+
+def test_operator_norm_only_at_exact_points() -> None:
+    # At a constant input u = 0 and J = P/√ε, whose norm is 1/√ε = 2.
+    assert instantiate(opnorm(u, z), 3, {z: [5, 5, 5], eps: R(1, 4)}) == 2
+    # d = 2, z = (0, 1), ε = 1: the norm is the eigenvalue ε/((q + ε)s) on u, 8/(5√5).
+    assert instantiate(opnorm(u, z), 2, {z: [0, 1], eps: 1}) == 8 * sympy.sqrt(5) / 25
+    with pytest.raises(UnsupportedError):
+        instantiate(opnorm(u, z), 2)
+
+
+def test_values_are_exact_numbers_only() -> None:
+    with pytest.raises(ExpressionError):
+        instantiate(u, 2, {z: [0.5, 1]})
+    with pytest.raises(ExpressionError):
+        instantiate(u, 2, {z: ["1", "2"]})
+    with pytest.raises(ExpressionError):
+        instantiate(u, 2, {z: [1, 2, 3]})
+
+
+# ---------------------------------------------------------------------------------------
+# The catalog
+
+
+def _catalog() -> list[Claim]:
+    items: list[Claim] = []
+    for section in load():
+        items.extend(section.claims)
+        for derivation in section.derivations:
+            items.extend(derivation_claims(derivation))
+    return items
+
+
+def _expected(claim: Claim) -> str:
+    if claim.expect == "refuted":
+        return "counterexample"
+    statement = claim.statement
+    sides = (statement.lhs, statement.rhs)
+    if any(isinstance(n, OperatorNorm) for side in sides for n in ir.walk(side)):
+        return "consistent"  # a maximum over directions: checked at exact points only
+    if isinstance(statement, Le) and not statement.certificate:
+        return "consistent"
+    return "holds"
+
+
+@pytest.mark.parametrize("claim", _catalog(), ids=lambda claim: claim.id)
+def test_catalog_claims_at_every_dimension_up_to_8(claim: Claim) -> None:
+    result = evidence(claim, max_d=8)
+    assert result.outcome == _expected(claim), result.detail
+    assert result.data["exact"] is True
+    if result.outcome != "counterexample":
+        dims = ir.dimensions(claim.assumptions, 8)
+        if any(isinstance(x, ir.Nonconstant) for x in claim.assumptions):
+            dims = [k for k in dims if k >= 2]  # d = 1 has no non-constant vector
+        assert result.data["dimensions"] == dims
+
+
+# ---------------------------------------------------------------------------------------
+# Exact counterexamples
+
+
+def _counterexample(statement: ir.Relation, *assumptions: ir.Assumption) -> dict:
+    result = evidence(Claim("false", statement, assumptions))
+    assert result.outcome == "counterexample", result.detail
+    assert result.data["exact"] is True
+    return result.data["counterexample"]  # type: ignore[no-any-return]
+
+
+def test_the_core_is_not_constant_along_the_input() -> None:
+    found = _counterexample(Eq(jvp(u, z, z), 0))
+    # J z = ε/(q + ε)·u: at z = (0, 1), ε = 1 that is 4/5·(−1, 1)/√5.
+    assert found["d"] == 2
+    assert found["vectors"] == {"z": ["0", "1"]}
+    assert found["scalars"] == {"epsilon": "1"}
+    assert found["lhs"] == "(-4*sqrt(5)/25, 4*sqrt(5)/25)"
+    assert found["rhs"] == "(0, 0)"
+    assert found["lhs_decimal"] == "(-0.357770876400, 0.357770876400)"
+    assert found["lhs_latex"] == r"\left(- \frac{4 \sqrt{5}}{25}, \frac{4 \sqrt{5}}{25}\right)"
+
+
+def test_scale_invariance_fails_with_positive_eps() -> None:
+    found = _counterexample(Eq(core(c * z), core(z)))
+    assert (found["d"], found["vectors"], found["scalars"]) == (
+        2,
+        {"z": ["0", "1"]},
+        {"c": "2", "epsilon": "1"},
+    )
+    assert (found["lhs"], found["rhs"]) == ("(-sqrt(2)/2, sqrt(2)/2)", "(-sqrt(5)/5, sqrt(5)/5)")
+
+
+def test_the_layer_output_has_neither_unit_variance_nor_zero_mean() -> None:
+    y = layer_norm(z, gamma, beta)
+    found = _counterexample(Eq(var(y), 1))
+    assert (found["d"], found["lhs"], found["rhs"]) == (1, "0", "1")
+    found = _counterexample(Eq(mean(y), 0))
+    assert found["d"] == 1
+    assert found["vectors"] == {"beta": ["1"], "gamma": ["0"], "z": ["0"]}
+    assert (found["lhs"], found["rhs"]) == ("1", "0")
+
+
+def test_the_jacobian_without_its_rank_one_term_is_refuted() -> None:
+    # SymPy 1.14's matrix-expression calculus returns J = P/s; the true J subtracts uuᵀ/(d s).
+    found = _counterexample(Eq(jvp(u, z, h), center(h) / s))
+    assert found["d"] == 2
+    point = {
+        h: [sympy.Integer(x) for x in found["vectors"]["h"]],
+        z: [sympy.Integer(x) for x in found["vectors"]["z"]],
+        eps: sympy.Integer(found["scalars"]["epsilon"]),
+    }
+    true_value = instantiate(closed_form(h), 2, point)
+    dropped = instantiate(center(h) / s, 2, point)
+    assert true_value != dropped
+    assert found["lhs"] == "(" + ", ".join(str(x) for x in true_value) + ")"
+    assert found["rhs"] == "(" + ", ".join(str(x) for x in dropped) + ")"
+
+
+def test_counterexamples_respect_the_dimension_range() -> None:
+    # ‖J‖₂ = 1/s fails at d = 1 (J = 0) and d = 2; from d = 3 the claim is consistent.
+    statement = Eq(opnorm(u, z), 1 / s)
+    assert _counterexample(statement)["d"] == 1
+    assert _counterexample(statement, dimension_at_least(2))["d"] == 2
+    assert evidence(Claim("n", statement, [dimension_at_least(3)]), max_d=4).outcome == (
+        "consistent"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Assumptions, inequalities, large d
+
+
+def test_assumptions_restrict_the_points() -> None:
+    assert evidence(Claim("c", Eq(mean(h), 0), [centered(h)])).outcome == "holds"
+    assert evidence(Claim("o", Eq(dot(a, b), 0), [orthogonal(a, b)])).outcome == "holds"
+    both = Claim("ob", Eq(dot(a, b) + mean(b), 0), [orthogonal(a, b), centered(b)])
+    assert evidence(both, max_d=4).outcome == "holds"
+    assert _counterexample(Eq(mean(h), 0))["vectors"] == {"h": ["1"]}
+    idealized = Claim("i", Eq(core(c * z, 0), core(z, 0)), [nonconstant(z)])
+    result = evidence(idealized, max_d=3)
+    assert result.outcome == "holds"
+    assert result.data["dimensions"] == [2, 3]  # d = 1 has no non-constant vector
+
+
+def test_inequalities_need_a_true_certificate() -> None:
+    found = _counterexample(Le(1, var(z)))
+    assert (found["d"], found["lhs"], found["rhs"]) == (1, "1", "0")
+    # A term of unknown sign proves nothing, and here the inequality is false.
+    found = _counterexample(Le(var(z), var(z) + mean(z), certificate=[mean(z)]))
+    assert (found["vectors"], found["lhs"], found["rhs"]) == ({"z": ["-1"]}, "0", "-1")
+    # A wrong certificate for a true inequality: consistent, never "holds".
+    wrong = evidence(Claim("w", Le(var(z), var(z) + eps, certificate=[2 * eps])), max_d=2)
+    assert wrong.outcome == "consistent"
+    assert "certificate identity fails at d = 1" in wrong.detail
+    right = evidence(Claim("r", Le(var(z), var(z) + eps, certificate=[eps])), max_d=2)
+    assert right.outcome == "holds"
+    assert right.data["methods"] == {1: "symbolic", 2: "symbolic"}
+
+
+def test_evidence_data_for_a_symbolic_check() -> None:
+    result = evidence(Claim("j", Eq(jvp(u, z, h), closed_form(h))), max_d=3)
+    assert result.engine == "concrete"
+    assert result.outcome == "holds"
+    assert result.detail == "exact for d = 1..3 (symbolic reduction with s² = q + ε)"
+    assert result.data == {
+        "exact": True,
+        "dimensions": [1, 2, 3],
+        "methods": {1: "symbolic", 2: "symbolic", 3: "symbolic"},
+    }
+
+
+def test_random_rational_points_beyond_the_symbolic_range() -> None:
+    claim = Claim("j", Eq(jvp(u, z, h), closed_form(h)), [dimension(12)])
+    result = evidence(claim, max_d=12)
+    assert result.outcome == "holds"
+    assert result.data["methods"] == {12: "random-rational"}
+    assert result.data["points"] == 2
+    assert 0 < result.data["false_positive_bound"] < 1e-20
+    large = check_dimension(claim, 64)
+    assert (large.status, large.method, large.samples) == ("holds", "random-rational", 2)
+
+
+def test_random_points_certify_their_square_roots() -> None:
+    # √(h²) = |h| agrees with h on half the space: no random point may count as proof.
+    found = _counterexample(Eq(norm(h), dot(h, ones)))
+    assert (found["d"], found["vectors"], found["lhs"], found["rhs"]) == (
+        1,
+        {"h": ["-1"]},
+        "1",
+        "-1",
+    )
+    # √(q(z + c1) + ε) takes the value s² of the layer's own root: the same root.
+    shift = evidence(Claim("s", Eq(core(z + c * ones), core(z)), [dimension(12)]), max_d=12)
+    assert (shift.outcome, shift.data["methods"]) == ("holds", {12: "random-rational"})
+    # √(c²·q) and √q are dependent: without the symbolic reduction only "consistent".
+    idealized = Claim("i", Eq(core(c * z, 0), core(z, 0)), [nonconstant(z), dimension(12)])
+    result = evidence(idealized, max_d=12)
+    assert result.outcome == "consistent"
+    assert "cannot certify" in result.detail
+
+
+def test_a_false_claim_is_refuted_beyond_the_symbolic_range() -> None:
+    claim = Claim("dropped", Eq(jvp(u, z, h), center(h) / s), [dimension(10)])
+    result = evidence(claim, max_d=10)
+    assert result.outcome == "counterexample"
+    assert result.data["counterexample"]["d"] == 10
+
+
+def test_norms_and_substitutions() -> None:
+    claim = Claim(
+        "attained", Eq(norm(jvp(u, z, h)).subs(z, c * ones) ** 2, norm(h) ** 2 / eps), [centered(h)]
+    )
+    assert evidence(claim, max_d=4).outcome == "holds"
+    assert (
+        _counterexample(Eq(norm(jvp(u, z, h)).subs(z, c * ones) ** 2, norm(h) ** 2 / eps))["d"] == 1
+    )
+
+
+def test_budgets_propagate() -> None:
+    claim = Claim("j", Eq(jvp(u, z, h), closed_form(h)))
+    with pytest.raises(BudgetExceeded), time_budget(0.01):
+        evidence(claim, max_d=8)

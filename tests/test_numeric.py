@@ -1,0 +1,343 @@
+"""Tests of the numeric engine: values, derivatives, sampling and evidence."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import sympy
+
+from lnsym import (
+    Claim,
+    Eq,
+    Le,
+    center,
+    centered,
+    core,
+    d,
+    dimension,
+    dimension_at_least,
+    dot,
+    eps,
+    grad,
+    jvp,
+    layer_norm,
+    mean,
+    nonconstant,
+    norm,
+    ones,
+    opnorm,
+    orthogonal,
+    scalar,
+    var,
+    vector,
+    vjp,
+)
+from lnsym import expr as ir
+from lnsym.budget import time_budget
+from lnsym.catalog import load
+from lnsym.claims import derivation_claims
+from lnsym.errors import BudgetExceeded, DomainError, UnsupportedError, UserInputError
+from lnsym.numeric import Point, evaluate, evidence, jacobian, lipschitz_ratio
+
+z, h, k, a, b, g = (vector(n) for n in ("z", "h", "k", "a", "b", "g"))
+gamma, beta = vector("gamma"), vector("beta")
+c = scalar("c")
+c_pos = scalar("c", positive=True)
+u = core(z)
+s = (var(z) + eps) ** sympy.Rational(1, 2)
+F64_TOLERANCE = math.sqrt(np.finfo(np.float64).eps / 2)
+F32_TOLERANCE = math.sqrt(np.finfo(np.float32).eps / 2)
+
+
+def at(eps_value: float | None = None, **vectors: list[float] | np.ndarray) -> Point:
+    """A float64 point from keyword vectors and an optional ε."""
+    size = len(next(iter(vectors.values())))
+    scalars = {} if eps_value is None else {eps: eps_value}
+    return Point(size, {name: np.asarray(v, float) for name, v in vectors.items()}, scalars)
+
+
+def closed_form_jacobian(x: np.ndarray, eps_value: float) -> np.ndarray:
+    """J = (P − uuᵀ/d)/s computed directly with numpy."""
+    size = len(x)
+    centered_x = x - x.mean()
+    root = math.sqrt(centered_x @ centered_x / size + eps_value)
+    unit = centered_x / root
+    projector = np.eye(size) - 1 / size
+    return (projector - np.outer(unit, unit) / size) / root
+
+
+# ---------------------------------------------------------------------------------------
+# Values
+
+
+def test_article_core_examples() -> None:
+    third = 1 / 3
+    np.testing.assert_allclose(evaluate(u, at(third, z=[1, 2, 3])), [-1, 0, 1], atol=1e-15)
+    np.testing.assert_allclose(evaluate(u, at(third, z=[101, 102, 103])), [-1, 0, 1], atol=1e-14)
+    expected = np.array([-4.0, -1.0, 5.0]) / math.sqrt(17)
+    np.testing.assert_allclose(evaluate(u, at(third, z=[1, 2, 4])), expected, rtol=1e-15)
+    # ε given exactly in the expression instead of as a sampled scalar
+    exact = core(z, sympy.Rational(1, 3))
+    np.testing.assert_allclose(evaluate(exact, at(z=[1, 2, 4])), expected, rtol=1e-15)
+
+
+def test_scalars_and_statistics() -> None:
+    point = at(z=[1.0, 2.0, 6.0])
+    assert evaluate(mean(z), point) == 3.0
+    assert evaluate(var(z), point) == pytest.approx(14 / 3, rel=1e-15)
+    assert evaluate(norm(z), point) == pytest.approx(math.sqrt(41), rel=1e-15)
+    assert evaluate(d * mean(z), point) == 9.0
+    np.testing.assert_array_equal(evaluate(center(z), point), [-2.0, -1.0, 3.0])
+
+
+def test_shift_invariance_at_offset_1e8_thanks_to_two_passes() -> None:
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(16)
+    point = Point(16, {"z": x}, {eps: 1e-3, c: 1e8})
+    shifted, plain = evaluate(core(z + c * ones), point), evaluate(u, point)
+    assert np.max(np.abs(shifted - plain)) < 1e-7 * np.max(np.abs(plain))
+    q_shifted, q_plain = evaluate(var(z + c * ones), point), evaluate(var(z), point)
+    assert abs(q_shifted - q_plain) < 1e-7 * q_plain
+    # The one-pass formula E[z²] − E[z]² on the same shifted data loses every digit.
+    y = x + 1e8
+    one_pass = np.mean(y * y) - np.mean(y) ** 2
+    assert abs(one_pass - q_plain) > 1e-2 * q_plain
+
+
+def test_finite_perturbation_ratio_at_a_constant_input() -> None:
+    step = np.array([1e-3, -1e-3])
+    # u(z + h) = h/√(q(h) + ε) with q(h) = 1e-6, so the ratio is 1/√(1e-6 + ε).
+    ratio = lipschitz_ratio(u, z, at(1e-4, z=[7, 7]), step)
+    assert ratio == pytest.approx(100 / math.sqrt(1.01), rel=1e-9)  # 99.5037…, bound 100
+    assert ratio < 100
+    ratio = lipschitz_ratio(u, z, at(1e-2, z=[7, 7]), step)
+    assert ratio == pytest.approx(10 / math.sqrt(1.0001), rel=1e-9)  # 9.99950…, bound 10
+    assert round(ratio, 4) == 9.9995
+
+
+def test_lipschitz_ratio_rejects_a_zero_step() -> None:
+    with pytest.raises(UserInputError):
+        lipschitz_ratio(u, z, at(1e-2, z=[7, 7]), np.zeros(2))
+
+
+def test_substitutions() -> None:
+    point = Point(3, {"z": np.array([1.0, 2.0, 6.0]), "h": np.array([1.0, -3.0, 2.0])})
+    point.scalars = {eps: 0.25, c: 5.0}
+    at_constant = norm(jvp(u, z, h)).subs(z, c * ones)
+    assert evaluate(at_constant, point) == pytest.approx(math.sqrt(14) / 0.5, rel=1e-14)
+    assert evaluate((c * mean(z)).subs(c, 2), point) == pytest.approx(6.0, rel=1e-15)
+
+
+# ---------------------------------------------------------------------------------------
+# Derivatives
+
+
+@pytest.mark.parametrize("size", [2, 5, 16, 768])
+def test_jacobian_matches_the_closed_form(size: int) -> None:
+    rng = np.random.default_rng(size)
+    x, eps_value = 3 * rng.standard_normal(size) + 1, 0.05
+    computed = jacobian(u, z, at(eps_value, z=x))
+    expected = closed_form_jacobian(x, eps_value)
+    assert computed.shape == (size, size)
+    assert np.max(np.abs(computed - expected)) <= 1e-13 * np.max(np.abs(expected))
+
+
+def test_jacobian_of_a_scalar_is_a_row() -> None:
+    np.testing.assert_array_equal(jacobian(mean(z), z, at(z=[1.0, 4.0, 9.0, 0.0])), [[0.25] * 4])
+
+
+def test_directional_derivatives_and_gradients() -> None:
+    rng = np.random.default_rng(3)
+    x, dx, up = rng.standard_normal(6), rng.standard_normal(6), rng.standard_normal(6)
+    gains = rng.standard_normal(6)
+    point = Point(6, {"z": x, "h": dx, "g": up, "gamma": gains, "beta": up}, {eps: 0.1})
+    J = closed_form_jacobian(x, 0.1)
+    np.testing.assert_allclose(evaluate(jvp(u, z, h), point), J @ dx, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(evaluate(vjp(u, z, g), point), J.T @ up, rtol=1e-13, atol=1e-15)
+    y = layer_norm(z, gamma, beta)
+    np.testing.assert_allclose(
+        evaluate(vjp(y, z, g), point), J.T @ (gains * up), rtol=1e-13, atol=1e-15
+    )
+    np.testing.assert_allclose(evaluate(grad(dot(y, y) / 2, beta), point), evaluate(y, point))
+
+
+def test_operator_norm_by_dimension() -> None:
+    rng = np.random.default_rng(5)
+    for size in (3, 8):
+        x = rng.standard_normal(size)
+        point = at(0.3, z=x)
+        expected = 1 / math.sqrt(np.var(x) + 0.3)
+        assert evaluate(opnorm(u, z), point) == pytest.approx(expected, rel=1e-13)
+    # d = 2: the only centered direction is u itself, with eigenvalue ε/((q + ε)s) < 1/s.
+    point = at(0.3, z=[1.0, 2.0])
+    q = 0.25
+    expected = 0.3 / ((q + 0.3) * math.sqrt(q + 0.3))
+    assert evaluate(opnorm(u, z), point) == pytest.approx(expected, rel=1e-13)
+
+
+def test_nested_derivatives_use_ridders_central_differences() -> None:
+    second = jvp(jvp(var(z), z, h), z, k)
+    rng = np.random.default_rng(11)
+    x, dx, dy = (rng.standard_normal(5) for _ in range(3))
+    point = at(z=x, h=dx, k=dy)
+    expected = 2 * (dx - dx.mean()) @ dy / 5
+    assert evaluate(second, point) == pytest.approx(expected, rel=1e-7)
+    good = evidence(Claim("hessian.var", Eq(second, 2 * dot(center(h), k) / d)), samples=20)
+    assert good.outcome == "consistent"
+    assert "Ridders" in good.data["method"]
+    bad = evidence(Claim("hessian.var.bad", Eq(second, 2 * dot(h, k) / d)), samples=20)
+    assert bad.outcome == "counterexample"
+
+
+# ---------------------------------------------------------------------------------------
+# Evidence
+
+
+def _catalog_claims() -> list[Claim]:
+    claims: list[Claim] = []
+    for section in load():
+        claims.extend(section.claims)
+        for derivation in section.derivations:
+            claims.extend(derivation_claims(derivation))
+    return claims
+
+
+@pytest.mark.parametrize("claim", _catalog_claims(), ids=lambda claim: claim.id)
+def test_catalog_claims_get_the_expected_outcome(claim: Claim) -> None:
+    result = evidence(claim, samples=24)
+    expected = "consistent" if claim.expect == "holds" else "counterexample"
+    assert result.outcome == expected, result.detail
+    assert result.engine == "numeric" and result.data["exact"] is False
+
+
+FALSE_STATEMENTS = [
+    Claim("false.along_input", Eq(jvp(u, z, z), 0)),
+    Claim("false.scale", Eq(core(c_pos * z), u)),
+    Claim("false.unit_variance", Eq(var(layer_norm(z, gamma, beta)), 1)),
+    Claim("false.zero_mean", Eq(mean(layer_norm(z, gamma, beta)), 0)),
+    Claim("false.gain_summed", Eq(vjp(layer_norm(z, gamma, beta), gamma, g), dot(g, u) * ones)),
+]
+
+
+@pytest.mark.parametrize("claim", FALSE_STATEMENTS, ids=lambda claim: claim.id)
+def test_false_statements_get_a_reproducible_counterexample(claim: Claim) -> None:
+    result = evidence(claim, samples=40)
+    assert result.outcome == "counterexample"
+    sample = result.data["sample"]
+    assert result.data["exact"] is False
+    assert sample["error"] > result.data["tolerance"] == F64_TOLERANCE
+    symbols = {str(sym): sym for sym in (eps, c, c_pos)}
+    point = Point(
+        sample["d"],
+        {name: np.array(v) for name, v in sample["vectors"].items()},
+        {symbols[name]: v for name, v in sample["scalars"].items()},
+    )
+    np.testing.assert_array_equal(evaluate(claim.statement.lhs, point), sample["lhs"])
+    np.testing.assert_array_equal(evaluate(claim.statement.rhs, point), sample["rhs"])
+
+
+def test_consistent_evidence_reports_its_samples() -> None:
+    result = evidence(Claim("core.shift", Eq(core(z + c * ones), u)), samples=100)
+    assert result.outcome == "consistent"
+    # Near-constant inputs shifted by 1e8 keep too few digits of their variance to judge.
+    assert set(result.data.get("skipped", {})) <= {"indeterminate"}
+    assert result.data["samples"] + sum(result.data.get("skipped", {}).values()) == 100
+    assert result.data["samples"] >= 90
+    assert result.data["dimensions"] == [1, 2, 3, 4, 5, 8, 16, 64, 768]
+    assert result.data["method"] == "direct evaluation"
+    assert 0 <= result.data["worst_error"] <= F64_TOLERANCE
+    assert result.detail.startswith(
+        "100 samples drawn (d = 1, 2, 3, 4, 5, 8, 16, 64, 768; ε from 1e-12 to 1e+02)"
+    )
+    assert f"{result.data['worst_error']:.1e}" not in result.detail  # no measurement in the text
+
+
+def test_undefined_samples_are_skipped_and_counted() -> None:
+    idealized = core(z, 0)
+    result = evidence(Claim("ideal.mean", Eq(mean(idealized), 0)), samples=30)
+    assert result.outcome == "consistent"
+    assert result.data["skipped"]["undefined"] > 0  # exactly constant inputs: 0/0
+    with pytest.raises(DomainError, match="no sample"):
+        evidence(Claim("never", Eq(core(ones, 0), ones)), samples=10)
+
+
+def test_assumptions_are_respected() -> None:
+    def outcome(statement: ir.Relation, *assumptions: ir.Assumption) -> str:
+        return evidence(Claim("x", statement, assumptions), samples=24).outcome
+
+    assert outcome(Eq(mean(h), 0), centered(h)) == "consistent"
+    assert outcome(Eq(mean(h), 0)) == "counterexample"
+    assert outcome(Eq(dot(a, b), 0), orthogonal(a, b), centered(a)) == "consistent"
+    assert outcome(Eq(mean(a), 0), orthogonal(a, b), centered(a)) == "consistent"
+    assert outcome(Eq(dot(a, b), 0)) == "counterexample"
+    assert outcome(Le(0, c_pos)) == "consistent"
+    assert outcome(Le(0, c)) == "counterexample"
+    assert outcome(Le(0, eps)) == "consistent"
+    ideal_unit = Eq(var(core(z, 0)), 1)
+    assert outcome(ideal_unit, nonconstant(z)) == "consistent"
+    result = evidence(Claim("x", ideal_unit, (nonconstant(z),)), samples=24)
+    assert 1 not in result.data["dimensions"] and "undefined" not in result.detail
+    norm_is_one_over_s = Eq(opnorm(u, z), 1 / s)
+    assert outcome(norm_is_one_over_s, dimension_at_least(3)) == "consistent"
+    assert outcome(norm_is_one_over_s, dimension(2)) == "counterexample"
+    two = evidence(Claim("x", norm_is_one_over_s, (dimension(2),)), samples=24)
+    assert two.data["dimensions"] == [2]
+
+
+def test_evidence_is_deterministic_for_a_seed() -> None:
+    claim = Claim("jacobian.symmetric", Eq(dot(jvp(u, z, a), b), dot(a, jvp(u, z, b))))
+    first, again = evidence(claim, samples=30), evidence(claim, samples=30)
+    assert first.data == again.data and first.detail == again.detail
+    false = Claim("false.scale", Eq(core(c_pos * z), u))
+    one, other = evidence(false, samples=30, seed=1), evidence(false, samples=30, seed=2)
+    assert one.data["sample"] != other.data["sample"]
+
+
+def test_float32_mode() -> None:
+    point = Point(3, {"z": np.array([1.0, 2.0, 4.0])}, {eps: 1 / 3}, dtype=np.float32)
+    value = evaluate(u, point)
+    assert isinstance(value, np.ndarray) and value.dtype == np.float32
+    expected = np.array([-4.0, -1.0, 5.0]) / math.sqrt(17)
+    np.testing.assert_allclose(value, expected, rtol=1e-6)
+    assert jacobian(u, z, point).dtype == np.float32
+    gradient = Claim("gradient.input", Eq(vjp(u, z, g), jvp(u, z, g)))
+    result = evidence(gradient, samples=40, dtype=np.float32)
+    assert result.outcome == "consistent" and result.data["dtype"] == "float32"
+    assert result.data["tolerance"] == pytest.approx(F32_TOLERANCE) and F32_TOLERANCE > 1e-4
+    false = evidence(Claim("false.scale", Eq(core(c_pos * z), u)), samples=40, dtype=np.float32)
+    assert false.outcome == "counterexample"
+
+
+def test_the_time_budget_propagates() -> None:
+    claim = Claim("gradient", Eq(vjp(layer_norm(z, gamma, beta), z, g), 0 * ones))
+    with pytest.raises(BudgetExceeded), time_budget(0.2):
+        evidence(claim, samples=100_000)
+
+
+# ---------------------------------------------------------------------------------------
+# Errors
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class _Unknown(ir.ScalarNode):
+    """A node no interpreter knows."""
+
+
+def test_errors() -> None:
+    with pytest.raises(UnsupportedError):
+        evaluate(_Unknown(), at(z=[1.0]))
+    with pytest.raises(DomainError, match="vector h"):
+        evaluate(mean(h), at(z=[1.0]))
+    with pytest.raises(DomainError, match="symbol epsilon"):
+        evaluate(u, at(z=[1.0, 2.0]))
+    with pytest.raises(DomainError, match="undefined"):
+        evaluate(core(z, 0), at(z=[3.0, 3.0]))
+    with pytest.raises(UserInputError):
+        Point(3, {"z": np.zeros(2)})
+    with pytest.raises(UserInputError):
+        Point(2, {"z": np.zeros(2)}, dtype=np.float16)
+    with pytest.raises(UserInputError):
+        evidence(Claim("x", Eq(mean(z), 0)), dtype=np.int64)

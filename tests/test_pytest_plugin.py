@@ -1,0 +1,94 @@
+"""The pytest plugin, run in throwaway projects through subprocesses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+MODULE = '''"""A team's own identities."""
+from lnsym import Claim, Eq, core, jvp, ones, scalar, vector
+from lnsym.proof import Derivation, Step
+
+z, c = vector("z"), scalar("c")
+CLAIMS = [
+    Claim("team.shift", Eq(core(z + c * ones), core(z))),
+    Claim("team.kills_ones", Eq(jvp(core(z), z, ones), 0)),
+    Claim("team.wrong", Eq(jvp(core(z), z, z), 0)),
+]
+DERIVATIONS = [
+    Derivation("team.chain", "shift", core(z + c * ones), [Step(core(z), "shift invariance")]),
+]
+'''
+
+TEST_FILE = "def test_ordinary():\n    assert 1 + 1 == 2\n"
+
+
+def make_project(root: Path, *, configured: bool) -> Path:
+    (root / "derivations").mkdir()
+    (root / "derivations" / "identities.py").write_text(MODULE)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_plain.py").write_text(TEST_FILE)
+    options = '\nlnsym_paths = ["derivations"]' if configured else ""
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent(
+            f"""\
+            [tool.pytest.ini_options]
+            testpaths = ["tests"]{options}
+            """
+        )
+    )
+    return root
+
+
+def run_pytest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_configured_project_collects_claims_and_derivations(tmp_path):
+    done = run_pytest(make_project(tmp_path, configured=True), "-rf")
+    assert done.returncode == 1, done.stdout
+    assert "1 failed, 4 passed" in done.stdout
+    assert "derivations/identities.py::team.wrong" in done.stdout
+    assert "statement: D_z[core(z)](z) = 0·1" in done.stdout
+    assert "general: not proved" in done.stdout
+
+
+def test_unconfigured_project_collects_nothing_from_lnsym(tmp_path):
+    done = run_pytest(make_project(tmp_path, configured=False))
+    assert done.returncode == 0, done.stdout
+    assert "1 passed" in done.stdout
+
+
+def test_command_line_option_and_disabling(tmp_path):
+    root = make_project(tmp_path, configured=False)
+    done = run_pytest(root, "--lnsym", "derivations", "-k", "shift or kills")
+    assert done.returncode == 0, done.stdout
+    assert "2 passed, 3 deselected" in done.stdout  # team.shift and team.kills_ones
+    disabled = run_pytest(root, "-p", "no:lnsym", "--co")
+    assert disabled.returncode == 0
+    assert "team." not in disabled.stdout
+
+
+def test_naming_tests_explicitly_does_not_drag_in_ini_paths(tmp_path):
+    root = make_project(tmp_path, configured=True)
+    done = run_pytest(root, "tests/test_plain.py")
+    assert done.returncode == 0, done.stdout
+    assert "1 passed" in done.stdout
+
+
+@pytest.mark.parametrize("timeout", ["abc"])
+def test_bad_timeout_is_reported(tmp_path, timeout):
+    root = make_project(tmp_path, configured=True)
+    done = run_pytest(root, "--lnsym-timeout", timeout)
+    assert done.returncode == 4  # pytest's usage error
+    assert "lnsym timeout: not a number" in done.stderr
+    assert "Traceback" not in done.stderr
