@@ -143,3 +143,49 @@ def test_json_has_the_documented_fields():
     assert data["statement"].startswith(r"u_{\varepsilon}")
     assert data["evidence"][0]["engine"] == "general"
     assert data["source"] == "mine"
+
+
+def test_a_broken_derivative_rule_is_caught_by_the_concrete_engine(monkeypatch):
+    """Treat √(q + ε) as a constant when differentiating — SymPy's matrix-calculus bug."""
+    import sympy
+
+    from lnsym import center, d, dot, general
+
+    original = general._d_symbol
+
+    def roots_are_constants(sym, wrt, direction):
+        if general.radicand_of(sym) is not None:
+            return sympy.Integer(0)
+        return original(sym, wrt, direction)
+
+    monkeypatch.setattr(general, "_d_symbol", roots_are_constants)
+    h = vector("h")
+    s = (var(z) + eps) ** sympy.Rational(1, 2)
+    options = Options(engines=("general", "concrete"), max_d=3)
+
+    wrong = Claim("broken.wrong", Eq(jvp(u, z, h), center(h) / s))
+    result = Checker(options).check(wrong)
+    general_evidence, concrete_evidence = result.evidence
+    assert general_evidence.outcome == "proved"  # the broken rule "proves" the wrong form
+    assert concrete_evidence.outcome == "counterexample"
+    assert result.verdict == "ERROR" and "disagree" in result.reason
+
+    right = Claim("broken.right", Eq(jvp(u, z, h), (center(h) - u * dot(u, h) / d) / s))
+    result = Checker(options).check(right)
+    assert [e.outcome for e in result.evidence] == ["not proved", "holds"]
+    assert result.verdict == "VERIFIED" and not result.passed
+
+
+def test_a_genuinely_slow_claim_ends_as_timeout_within_its_budget():
+    # A true identity whose proof needs a huge polynomial expansion.
+    h, k = vector("h"), scalar("k")
+    from lnsym import dot, mean
+
+    base = dot(z, h) + mean(z) + var(h) + c + k + eps
+    slow = Claim("slow.expand", Eq(base**30 * (base + 1) ** 30, (base**2 + base) ** 30))
+    start = time.perf_counter()
+    result = Checker(Options(timeout=1.0)).check(slow)
+    assert time.perf_counter() - start < 2.0
+    assert result.verdict == "TIMEOUT"
+    assert [e.outcome for e in result.evidence] == ["timeout"] * 3
+    assert "budget of 1 s" in result.reason
