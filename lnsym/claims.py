@@ -94,8 +94,10 @@ class Claim:
     def __repr__(self) -> str:
         return f"Claim({self.id}: {text(self.statement)})"
 
-    def _repr_latex_(self) -> str:
-        return f"$\\text{{{self.id}}}:\\quad {latex(self.statement)}$"
+    def _repr_markdown_(self) -> str:
+        from lnsym.report.display import claim_markdown
+
+        return claim_markdown(self)
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,11 @@ class Result:
     seconds: float
     reason: str = ""
     counterexample: dict[str, Any] | None = None
+
+    def _repr_markdown_(self) -> str:
+        from lnsym.report.display import result_markdown
+
+        return result_markdown(self)
 
     @property
     def passed(self) -> bool:
@@ -175,6 +182,11 @@ class DerivationResult:
     derivation: Derivation
     steps: tuple[Result, ...]
     seconds: float
+
+    def _repr_markdown_(self) -> str:
+        from lnsym.report.display import derivation_result_markdown
+
+        return derivation_result_markdown(self)
 
     @property
     def verdict(self) -> str:

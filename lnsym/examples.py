@@ -767,6 +767,9 @@ class WorkedExample:
                     lines.append(head + exact + (f"  ≈ {approx}" if approx else ""))
         return "\n".join(lines) + "\n"
 
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
     def to_markdown(self) -> str:
         """Markdown: one table per section, exact values as inline LaTeX, decimals as text.
 

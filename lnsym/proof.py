@@ -212,6 +212,11 @@ class Derivation:
         if not self.steps:
             raise ExpressionError(f"derivation {self.id!r} has no steps")
 
+    def _repr_markdown_(self) -> str:
+        from lnsym.report.display import derivation_markdown
+
+        return derivation_markdown(self)
+
     def links(self) -> list[ir.Relation]:
         """Each step as a relation between the previous expression and the new one."""
         out: list[ir.Relation] = []
