@@ -48,6 +48,7 @@ def _build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(run=_verify)
     _add_example_parser(sub)
     _add_report_parser(sub)
+    _add_exercises_parser(sub)
     return parser
 
 
@@ -305,7 +306,9 @@ def _add_report_parser(sub: Any) -> None:
         help="render the checked derivations as Markdown, LaTeX and PDF",
         description="Check every claim and derivation and render reports into DIR: "
         "layernorm.md, layernorm.tex, layernorm.pdf (when latexmk and pdflatex are "
-        "installed) and figures/. Exits 1 if an item does not get its expected verdict.",
+        "installed) and figures/, and, when the catalog holds every item it cites, the "
+        "review of the source documents as source-review.md, .tex and .pdf. Exits 1 if "
+        "an item does not get its expected verdict.",
     )
     _add_paths(report)
     report.add_argument(
@@ -338,6 +341,7 @@ def _report(args: argparse.Namespace) -> int:
     )
     from lnsym.report.model import build_model
     from lnsym.report.pdf import PdfBuildError
+    from lnsym.report.review_model import DIFFERS, build_review
 
     formats = parse_formats(args.format)
     if args.out.exists() and not args.out.is_dir():
@@ -350,8 +354,15 @@ def _report(args: argparse.Namespace) -> int:
     for row in model.rows:
         if not row.passed:
             print(f"FAIL {row.verdict:<10} {row.id}  <- expected {row.expected}", file=sys.stderr)
+    review = build_review(model)  # None for a catalog without the items the review cites
+    if review is not None and review.count(DIFFERS):
+        print(
+            f"lnsym: note: {review.count(DIFFERS)} number(s) of the source documents differ "
+            "from lnsym's exact values (see source-review.md)",
+            file=sys.stderr,
+        )
     try:
-        rendered = render_report(model, formats, build=not args.check)
+        rendered = render_report(model, formats, build=not args.check, review=review)
     except PdfBuildError as exc:
         print(f"lnsym: error: {exc}", file=sys.stderr)
         return 1
@@ -377,3 +388,63 @@ def _report(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     print(summary)
     return status
+
+
+def _add_exercises_parser(sub: Any) -> None:
+    """The ``exercises`` subcommand: an exercise sheet and its answer key, exact and checked."""
+    exercises = sub.add_parser(
+        "exercises",
+        help="write an exercise sheet with exact answers and a separate answer key",
+        description="Draw exercises on layer normalization with nice exact answers, check every "
+        "answer through the IR, and write exercises.md/.tex/.pdf and answers.md/.tex/.pdf "
+        "into DIR. The same seed always gives the same files.",
+    )
+    # Values are parsed in _exercises, so that bad ones give one "lnsym: error: ..." line.
+    exercises.add_argument("--count", default="12", metavar="N", help="exercises (default: 12)")
+    exercises.add_argument("--seed", default="0", metavar="S", help="seed (default: 0)")
+    exercises.add_argument(
+        "--d", default="2..4", metavar="A..B", help="range of the dimension d (default: 2..4)"
+    )
+    exercises.add_argument(
+        "--format",
+        default="md,tex,pdf",
+        metavar="LIST",
+        help="comma-separated formats among md, tex, pdf (default: md,tex,pdf)",
+    )
+    exercises.add_argument(
+        "--out", type=Path, default=Path("exercises"), metavar="DIR", help="default: exercises"
+    )
+    exercises.set_defaults(run=_exercises)
+
+
+def _exercises(args: argparse.Namespace) -> int:
+    from lnsym.errors import LnsymError
+    from lnsym.exercises import generate_sheet, parse_count, parse_dimensions, parse_seed
+    from lnsym.report.build import parse_formats, write_report
+    from lnsym.report.pdf import PdfBuildError
+    from lnsym.report.sheets import render_sheet
+
+    count, seed = parse_count(args.count), parse_seed(args.seed)
+    dimensions, formats = parse_dimensions(args.d), parse_formats(args.format)
+    if args.out.exists() and not args.out.is_dir():
+        raise UserInputError(f"--out {args.out}: not a directory")
+    try:
+        rendered = render_sheet(generate_sheet(count, seed, dimensions), formats)
+    except UserInputError:
+        raise
+    except PdfBuildError as exc:
+        print(f"lnsym: error: {exc}", file=sys.stderr)
+        return 1
+    except LnsymError as exc:  # a closed form that disagrees with the IR is a bug
+        print(f"lnsym: internal error: {exc}", file=sys.stderr)
+        return 1
+    for notice in rendered.notices:
+        print(f"lnsym: note: {notice}", file=sys.stderr)
+    if rendered.overfull:
+        print(
+            f"lnsym: note: LaTeX reported {len(rendered.overfull)} overfull line(s) in the PDFs",
+            file=sys.stderr,
+        )
+    for path in write_report(rendered, args.out):
+        print(f"wrote {path}")
+    return 0

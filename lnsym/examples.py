@@ -58,6 +58,7 @@ __all__ = [
     "WorkedExample",
     "perturbation_ratio",
     "required_variance",
+    "same_value",
     "worked_example",
 ]
 
@@ -153,6 +154,23 @@ def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
     if value is not None and not value.is_zero:
         return False
     return sympy.minimal_polynomial(diff, _X) == _X
+
+
+def same_value(a: Value, b: Value) -> bool:
+    """Whether two exact scalars, vectors or matrices are equal, decided exactly.
+
+    >>> same_value((sympy.sqrt(sympy.Rational(9, 10)),), (3 * sympy.sqrt(10) / 10,))
+    True
+    """
+    left, right = _entries(a), _entries(b)
+    if isinstance(a, sympy.MatrixBase) and isinstance(b, sympy.MatrixBase):
+        if a.shape != b.shape:
+            return False
+    elif isinstance(a, sympy.MatrixBase) or isinstance(b, sympy.MatrixBase):
+        return False
+    elif isinstance(a, tuple) != isinstance(b, tuple):
+        return False
+    return len(left) == len(right) and all(map(_same, left, right))
 
 
 def _entries(value: Value) -> list[sympy.Expr]:
@@ -709,6 +727,24 @@ class WorkedExample:
         if isinstance(value, tuple):  # allow plain ints and Fractions among the entries
             value = tuple(v if isinstance(v, sympy.Basic) else _rational(v, "entry") for v in value)
         return _text_value(value)
+
+    @staticmethod
+    def format_latex(value: Value) -> str:
+        r"""The exact value as LaTeX (math mode), in the same style as :meth:`format_value`.
+
+        >>> print(WorkedExample.format_latex((-4 / sympy.sqrt(17), -1 / sympy.sqrt(17))))
+        \left(-4, -1\right) / \sqrt{17}
+        """
+        return _latex_value(value)
+
+    @staticmethod
+    def format_decimal(value: Value) -> str | None:
+        """The value's decimals as text; None when every entry is an integer.
+
+        >>> WorkedExample.format_decimal(1000 / sympy.sqrt(101))
+        '99.50371902'
+        """
+        return _decimal_value_text(value)
 
     def rows(self) -> list[Row]:
         """The quantities to display, in order, skipping those not computed."""

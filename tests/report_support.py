@@ -16,6 +16,7 @@ from lnsym.catalog import load
 from lnsym.claims import Options
 from lnsym.report.build import check_catalog
 from lnsym.report.model import ReportModel, build_model
+from lnsym.report.review_model import ReviewModel, build_review
 
 #: Set by .ci/run: a missing tool fails the test instead of skipping it.
 REQUIRE_TOOLS = os.environ.get("LNSYM_REQUIRE_TOOLS") == "1"
@@ -51,6 +52,14 @@ def catalog_model() -> ReportModel:
     """The built-in catalog, checked once per test session."""
     sections = load()
     return build_model(sections, check_catalog(sections, Options(), jobs=2))
+
+
+@lru_cache(maxsize=1)
+def review_model() -> ReviewModel:
+    """The source review of the cached catalog."""
+    review = build_review(catalog_model())
+    assert review is not None, "the built-in catalog lacks an item the review cites"
+    return review
 
 
 _DISPLAY = re.compile(r"^\$\$\n(.*?)\n\$\$$", re.MULTILINE | re.DOTALL)

@@ -1,4 +1,4 @@
-"""Every formula of the Markdown report renders with KaTeX, strictly (GitHub-style math)."""
+"""Every formula of the Markdown reports renders with KaTeX, strictly (GitHub-style math)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from report_support import (
     katex_errors,
     markdown_formulas,
     need,
+    review_model,
 )
 from test_report import _refuted_result
 
@@ -49,6 +50,10 @@ def test_every_report_formula_renders_with_katex():
     displays = sum(1 for f in formulas if f["display"])
     # one display per item (its statement or chain), and the demo claim's
     assert displays >= model.total + 1
+    # the source review, in the same batch: at least one display per reconstructed display
+    review = markdown_formulas(render(review_model(), "md", document="source-review"))
+    assert sum(1 for f in review if f["display"]) >= len(review_model().displays)
+    formulas += review
     result = katex_errors(formulas)
     assert result["checked"] == len(formulas)
     failures = [(formulas[e["index"]]["tex"], e["error"]) for e in result["errors"]]

@@ -1,5 +1,9 @@
 """The report job: check the catalog, render every output in memory, then write or compare.
 
+One run checks the catalog once and renders two documents from it: the layernorm report
+(``layernorm.*``, with its figures) and, when the catalog holds every item it cites, the
+source review (``source-review.*``, see :mod:`lnsym.report.review_model`).
+
 Rendering never touches the output directory; :func:`write_report` writes the finished
 files one by one, each atomically, and :func:`stale_files` compares them with what is on
 disk without writing anything. A failing run (a LaTeX error, a broken template) therefore
@@ -25,12 +29,15 @@ from lnsym.report.figures import FIGURES, FigureSpec, render_figure
 from lnsym.report.model import ReportModel
 from lnsym.report.pdf import TEX_PACKAGES, PdfBuild, build_pdf, missing_tools
 from lnsym.report.render import FINGERPRINT_PLACEHOLDER, render
+from lnsym.report.review_model import ReviewModel
 from lnsym.runner import run, select
 
 #: The report formats, in the order they are built.
 FORMATS = ("md", "tex", "pdf")
 #: The base name of the report files.
 NAME = "layernorm"
+#: The base name of the source review's files.
+REVIEW_NAME = "source-review"
 FIGURE_DIR = "figures"
 _FIGURE_FORMAT = {"md": "svg", "tex": "pdf", "pdf": "pdf"}
 _FINGERPRINT_PREFIX = b"lnsym-fingerprint-"
@@ -40,14 +47,21 @@ _FINGERPRINT_PREFIX = b"lnsym-fingerprint-"
 class Rendered:
     """The report files rendered in memory (relative POSIX path → bytes).
 
-    ``pdf_fingerprint`` is set when the PDF belongs to the report: the PDF itself is in
-    ``files`` only when it was built.
+    ``pdf_fingerprints`` maps each PDF that belongs to the output (``layernorm.pdf``,
+    ``source-review.pdf``) to the fingerprint of its LaTeX; the PDF itself is in ``files``
+    only when it was built. ``overfull`` holds the overfull-line warnings of every PDF,
+    each prefixed with its file name.
     """
 
     files: dict[str, bytes] = field(default_factory=dict)
-    pdf_fingerprint: str | None = None
+    pdf_fingerprints: dict[str, str] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     overfull: list[str] = field(default_factory=list)
+
+    @property
+    def pdf_fingerprint(self) -> str | None:
+        """The fingerprint of the layernorm report's PDF, if it belongs to the output."""
+        return self.pdf_fingerprints.get(f"{NAME}.pdf")
 
 
 def parse_formats(value: str) -> tuple[str, ...]:
@@ -95,18 +109,20 @@ def render_report(
     *,
     build: bool = True,
     pdf_builder: Callable[[str, dict[str, bytes]], PdfBuild] | None = None,
+    review: ReviewModel | None = None,
 ) -> Rendered:
-    """Render ``model`` into the files of ``formats``, in memory.
+    """Render ``model`` (and ``review``, if given) into the files of ``formats``, in memory.
 
     Args:
         model: the report content.
         formats: a subset of :data:`FORMATS`.
-        build: whether to run latexmk for the PDF (``False`` only computes its fingerprint,
-            which is all :func:`stale_files` needs).
+        build: whether to run latexmk for the PDFs (``False`` only computes their
+            fingerprints, which is all :func:`stale_files` needs).
         pdf_builder: compiles LaTeX (default: :func:`~lnsym.report.pdf.build_pdf`).
+        review: the source review, rendered as ``source-review.*`` beside the report.
 
     Raises:
-        PdfBuildError: when the PDF is asked for, the tools are there, and the build fails.
+        PdfBuildError: when a PDF is asked for, the tools are there, and the build fails.
     """
     formats = tuple(formats)
     out = Rendered()
@@ -115,30 +131,46 @@ def render_report(
     for spec in _used_figures(model):
         for fmt in figure_formats:
             figures[fmt][f"{FIGURE_DIR}/{spec.name}.{fmt}"] = render_figure(spec, fmt)
-
     if "md" in formats:
-        out.files[f"{NAME}.md"] = render(model, "md").encode("utf-8")
         out.files.update(figures["svg"])
-    if "tex" not in formats and "pdf" not in formats:
-        return out
-    draft = render(model, "tex")
-    digest = fingerprint(draft, figures["pdf"])
-    tex = draft.replace(FINGERPRINT_PLACEHOLDER, digest)
     if "tex" in formats:
-        out.files[f"{NAME}.tex"] = tex.encode("utf-8")
         out.files.update(figures["pdf"])
-    if "pdf" in formats:
-        out.pdf_fingerprint = digest
-        missing = missing_tools()
-        if build and missing:
-            out.notices.append(
-                f"{' and '.join(missing)} not found: {NAME}.pdf was not built or updated "
-                f"(Debian: apt-get install {' '.join(TEX_PACKAGES)})"
-            )
-        elif build:
-            result = (pdf_builder or build_pdf)(tex, figures["pdf"])
-            out.files[f"{NAME}.pdf"] = result.pdf
-            out.overfull = result.overfull
+
+    documents: list[tuple[str, ReportModel | ReviewModel, dict[str, bytes]]] = [
+        (NAME, model, figures.get("pdf", {}))
+    ]
+    if review is not None:
+        documents.append((REVIEW_NAME, review, {}))  # the review has no figures
+    latex_sources: dict[str, tuple[str, dict[str, bytes]]] = {}
+    for name, content, pdf_figures in documents:
+        if "md" in formats:
+            out.files[f"{name}.md"] = render(content, "md", document=name).encode("utf-8")
+        if "tex" not in formats and "pdf" not in formats:
+            continue
+        draft = render(content, "tex", document=name)
+        digest = fingerprint(draft, pdf_figures)
+        tex = draft.replace(FINGERPRINT_PLACEHOLDER, digest)
+        if "tex" in formats:
+            out.files[f"{name}.tex"] = tex.encode("utf-8")
+        if "pdf" in formats:
+            out.pdf_fingerprints[f"{name}.pdf"] = digest
+            latex_sources[name] = (tex, pdf_figures)
+
+    if not latex_sources or not build:
+        return out
+    missing = missing_tools()
+    if missing:
+        pdfs = " and ".join(f"{name}.pdf" for name in latex_sources)
+        out.notices.append(
+            f"{' and '.join(missing)} not found: {pdfs} "
+            f"{'was' if len(latex_sources) == 1 else 'were'} not built or updated "
+            f"(Debian: apt-get install {' '.join(TEX_PACKAGES)})"
+        )
+        return out
+    for name, (tex, pdf_figures) in latex_sources.items():
+        result = (pdf_builder or build_pdf)(tex, pdf_figures)
+        out.files[f"{name}.pdf"] = result.pdf
+        out.overfull.extend(f"{name}.pdf: {line}" for line in result.overfull)
     return out
 
 
@@ -173,19 +205,20 @@ def stale_files(rendered: Rendered, out: Path, formats: Iterable[str] = FORMATS)
     """
     problems: list[str] = []
     for rel in sorted(rendered.files):
-        if rel == f"{NAME}.pdf":
+        if rel in rendered.pdf_fingerprints:
             continue
         path = out / rel
         if not path.is_file():
             problems.append(f"{path} (missing)")
         elif path.read_bytes() != rendered.files[rel]:
             problems.append(f"{path} (differs from what the current code renders)")
-    if rendered.pdf_fingerprint is not None:
-        path = out / f"{NAME}.pdf"
+    for rel, digest in sorted(rendered.pdf_fingerprints.items()):
+        path = out / rel
         if not path.is_file():
             problems.append(f"{path} (missing)")
-        elif _FINGERPRINT_PREFIX + rendered.pdf_fingerprint.encode() not in path.read_bytes():
-            problems.append(f"{path} (built from another version of {NAME}.tex)")
+        elif _FINGERPRINT_PREFIX + digest.encode() not in path.read_bytes():
+            source = rel.removesuffix(".pdf") + ".tex"
+            problems.append(f"{path} (built from another version of {source})")
     # Figure files belong to the md (SVG) and tex (PDF) outputs; the PDF embeds its own.
     extensions = {"." + _FIGURE_FORMAT[f] for f in formats if f != "pdf"}
     figure_dir = out / FIGURE_DIR

@@ -1,6 +1,9 @@
-"""Laying out a :class:`~lnsym.report.model.ReportModel` as Markdown and as LaTeX with Jinja2.
+"""Laying out the report documents as Markdown and as LaTeX with Jinja2.
 
-The templates live in ``lnsym/report/templates``. Both environments use
+Each document of :data:`DOCUMENTS` has a Markdown and a LaTeX template in
+``lnsym/report/templates``: the layernorm report lays out a
+:class:`~lnsym.report.model.ReportModel`, the source review a
+:class:`~lnsym.report.review_model.ReviewModel`. Both environments use
 ``StrictUndefined`` (a typo in a template is an error, not an empty string) and a
 ``finalize`` hook that escapes every value for its format — except :class:`Math` (from the
 printer) and :class:`Raw` (markup made by this module's filters) — so plain text can never
@@ -13,16 +16,20 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from lnsym.report.escape import latex_escape, markdown_escape
 from lnsym.report.model import Math, ReportModel
 
+if TYPE_CHECKING:
+    from lnsym.report.review_model import ReviewModel
+
 TEMPLATES = Path(__file__).parent / "templates"
-#: Report formats rendered from templates (the PDF is built from the LaTeX).
-TEMPLATE_FORMATS = {"md": "layernorm.md.j2", "tex": "layernorm.tex.j2"}
+#: The documents rendered from templates, ``<name>.md.j2`` and ``<name>.tex.j2`` each (the
+#: PDF is built from the LaTeX).
+DOCUMENTS = ("layernorm", "source-review")
 #: Replaced in the LaTeX by a digest of the LaTeX itself and its figures.
 FINGERPRINT_PLACEHOLDER = "LNSYMFINGERPRINTPLACEHOLDER"
 
@@ -119,18 +126,27 @@ def environment(fmt: str) -> jinja2.Environment:
     return env
 
 
-def render(model: ReportModel, fmt: str, fingerprint: str = FINGERPRINT_PLACEHOLDER) -> str:
+def render(
+    model: ReportModel | ReviewModel,
+    fmt: str,
+    fingerprint: str = FINGERPRINT_PLACEHOLDER,
+    document: str = "layernorm",
+) -> str:
     """The report ``model`` as Markdown (``"md"``) or LaTeX (``"tex"``) source.
 
     Args:
-        model: the content.
+        model: the content: a :class:`ReportModel` for ``"layernorm"``, a
+            :class:`ReviewModel` for ``"source-review"``.
         fmt: ``"md"`` or ``"tex"``.
         fingerprint: written into the PDF metadata by the LaTeX template.
+        document: which of :data:`DOCUMENTS` to render.
 
     Raises:
-        ValueError: for another format.
+        ValueError: for another format or document.
     """
-    template = environment(fmt).get_template(TEMPLATE_FORMATS[fmt])
+    if document not in DOCUMENTS:
+        raise ValueError(f"no templates for the document {document!r}")
+    template = environment(fmt).get_template(f"{document}.{fmt}.j2")
     text = template.render(report=model, fingerprint=Raw(fingerprint))
     # Templates may leave runs of blank lines around optional blocks; in both formats one
     # blank line means the same, so the output keeps exactly one.
