@@ -40,3 +40,19 @@ def test_the_commands_shown_exist(capsys):
     example = next(line for line in commands if line.startswith("lnsym example"))
     assert main(example.split()[1:]) == 0
     assert "(-4, -1, 5)/√17" in capsys.readouterr().out
+
+
+def test_the_readme_tour_prints_what_it_says():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    (tour,) = [body for lang, body in _BLOCK.findall(readme) if lang == "python"]
+    namespace: dict = {}
+    checked = 0
+    for line in tour.splitlines():
+        expression, _, expected = line.partition("# '")
+        if not expected:
+            exec(line, namespace)  # the README's own setup lines
+            continue
+        exec(f"__value = {expression.strip()}", namespace)
+        assert namespace["__value"] == expected.rstrip("'"), line
+        checked += 1
+    assert checked == 3
