@@ -180,14 +180,15 @@ def test_a_number_that_differs_is_marked_and_counted():
 def test_every_missing_display_is_reconstructed_and_proved():
     review = review_model()
     assert [(d.where, d.cue) for d in review.displays] == MISSING_DISPLAYS
-    article = (SOURCES_DIR / "000_5373f6a3efc18f1a.txt").read_text(encoding="utf-8")
+    article_path = SOURCES_DIR / "000_5373f6a3efc18f1a.txt"
+    article = article_path.read_text(encoding="utf-8") if article_path.is_file() else None
     for d in review.displays:
         assert d.formulas or d.example is not None, d.number
         assert d.claims and all(c.verdict == "PROVED" for c in d.claims), d.number
         assert d.ok
         if d.example is not None:
             assert all(v.mark == "reconstructed" and v.article is None for v in d.example.values)
-        if SOURCES_DIR.is_dir():
+        if article is not None:  # the sources sit beside the repository in development and CI
             assert d.cue in article
     md = render(review, "md", document="source-review")
     for d in review.displays:
