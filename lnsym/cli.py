@@ -337,7 +337,6 @@ def _report(args: argparse.Namespace) -> int:
         parse_formats,
         render_report,
         stale_files,
-        write_report,
     )
     from lnsym.report.model import build_model
     from lnsym.report.pdf import PdfBuildError
@@ -377,17 +376,24 @@ def _report(args: argparse.Namespace) -> int:
             return 1
         print(f"{summary}; {args.out} is up to date")
         return status
+    _write_rendered(rendered, args.out)
+    print(summary)
+    return status
+
+
+def _write_rendered(rendered: Any, out: Path) -> None:
+    """Pass on the build's notices, then write the rendered files (each atomically)."""
+    from lnsym.report.build import write_report
+
     for notice in rendered.notices:
         print(f"lnsym: note: {notice}", file=sys.stderr)
     if rendered.overfull:
         print(
-            f"lnsym: note: LaTeX reported {len(rendered.overfull)} overfull line(s) in the PDF",
+            f"lnsym: note: LaTeX reported {len(rendered.overfull)} overfull line(s) in the PDFs",
             file=sys.stderr,
         )
-    for path in write_report(rendered, args.out):
+    for path in write_report(rendered, out):
         print(f"wrote {path}")
-    print(summary)
-    return status
 
 
 def _add_exercises_parser(sub: Any) -> None:
@@ -420,7 +426,7 @@ def _add_exercises_parser(sub: Any) -> None:
 def _exercises(args: argparse.Namespace) -> int:
     from lnsym.errors import LnsymError
     from lnsym.exercises import generate_sheet, parse_count, parse_dimensions, parse_seed
-    from lnsym.report.build import parse_formats, write_report
+    from lnsym.report.build import parse_formats
     from lnsym.report.pdf import PdfBuildError
     from lnsym.report.sheets import render_sheet
 
@@ -438,13 +444,5 @@ def _exercises(args: argparse.Namespace) -> int:
     except LnsymError as exc:  # a closed form that disagrees with the IR is a bug
         print(f"lnsym: internal error: {exc}", file=sys.stderr)
         return 1
-    for notice in rendered.notices:
-        print(f"lnsym: note: {notice}", file=sys.stderr)
-    if rendered.overfull:
-        print(
-            f"lnsym: note: LaTeX reported {len(rendered.overfull)} overfull line(s) in the PDFs",
-            file=sys.stderr,
-        )
-    for path in write_report(rendered, args.out):
-        print(f"wrote {path}")
+    _write_rendered(rendered, args.out)
     return 0
