@@ -69,11 +69,6 @@ def power_sum(m: Monomial) -> sympy.Expr:
     return sym
 
 
-def monomial_of(sym: sympy.Symbol) -> Monomial | None:
-    """The monomial of a power-sum symbol, or None for any other symbol."""
-    return _POWER_SUMS.get(sym)
-
-
 def radicand_of(sym: sympy.Symbol) -> sympy.Expr | None:
     """R for a root symbol r = √R, or None for any other symbol."""
     return _ROOTS.get(sym)

@@ -19,7 +19,7 @@ power of a positive term; defined nodes (mean, var, norm) through their definiti
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lnsym import expr as ir
@@ -204,7 +204,6 @@ class Derivation:
     assumptions: tuple[ir.Assumption, ...] = ()
     source: str | None = None
     description: str = ""
-    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "steps", tuple(self.steps))

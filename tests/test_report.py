@@ -310,9 +310,10 @@ def test_check_of_missing_directory_names_every_file_and_creates_nothing(tiny, t
 
 def test_pdf_is_checked_by_fingerprint(tiny, tmp_path, capsys):
     rendered = render_report(build_model(*_checked(tiny)), ("tex", "pdf"), build=False)
-    assert rendered.pdf_fingerprint and len(rendered.pdf_fingerprint) == 64
+    fingerprint = rendered.pdf_fingerprints["layernorm.pdf"]
+    assert fingerprint and len(fingerprint) == 64
     tex = rendered.files["layernorm.tex"].decode()
-    assert f"pdfkeywords={{lnsym-fingerprint-{rendered.pdf_fingerprint}}}" in tex
+    assert f"pdfkeywords={{lnsym-fingerprint-{fingerprint}}}" in tex
     write_report(rendered, tmp_path)
     assert stale_files(rendered, tmp_path, ("tex", "pdf")) == [
         f"{tmp_path / 'layernorm.pdf'} (missing)"
@@ -321,7 +322,7 @@ def test_pdf_is_checked_by_fingerprint(tiny, tmp_path, capsys):
     assert stale_files(rendered, tmp_path, ("tex", "pdf")) == [
         f"{tmp_path / 'layernorm.pdf'} (built from another version of layernorm.tex)"
     ]
-    marker = f"/Keywords(lnsym-fingerprint-{rendered.pdf_fingerprint})"
+    marker = f"/Keywords(lnsym-fingerprint-{fingerprint})"
     (tmp_path / "layernorm.pdf").write_bytes(b"%PDF-1.5 " + marker.encode())
     assert stale_files(rendered, tmp_path, ("tex", "pdf")) == []
 

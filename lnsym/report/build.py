@@ -58,11 +58,6 @@ class Rendered:
     notices: list[str] = field(default_factory=list)
     overfull: list[str] = field(default_factory=list)
 
-    @property
-    def pdf_fingerprint(self) -> str | None:
-        """The fingerprint of the layernorm report's PDF, if it belongs to the output."""
-        return self.pdf_fingerprints.get(f"{NAME}.pdf")
-
 
 def parse_formats(value: str) -> tuple[str, ...]:
     """The formats of a ``--format`` value such as ``"md,tex"``, in build order.
