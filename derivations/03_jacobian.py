@@ -23,6 +23,7 @@ from lnsym import (
     eps,
     jvp,
     layer_norm,
+    mean,
     nonconstant,
     ones,
     opnorm,
@@ -132,6 +133,7 @@ CLAIMS = [
             EIGEN_ORDER,
             how="1, u and the centered vectors orthogonal to z span ℝ^d; for d ≥ 3 the last "
             "family is nonzero, so the largest eigenvalue 1/s is attained",
+            witnesses=[ones, mean(z) * ones + s * u],  # 1 and z lie in span{1, u}
         ),
     ),
     Claim(
@@ -147,6 +149,7 @@ CLAIMS = [
             EIGEN_CORE,
             how="for d = 2 and z not constant, 1 and u = Pz/s span ℝ², with eigenvalues 0 "
             "and ε/((q + ε)s) > 0",
+            nonzero=d * q / (q + eps),  # ‖u‖² > 0 when q > 0
         ),
     ),
     Claim(

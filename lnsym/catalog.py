@@ -67,8 +67,8 @@ def load(paths: list[Path] | None = None) -> list[Section]:
     """Load the sections of the given files/directories (default: the built-in catalog).
 
     Raises:
-        CatalogError: when a module fails to import, lacks ``CLAIMS``, holds something that
-            is not a Claim/Derivation, or two items share an id.
+        CatalogError: when a module fails to import (raises or exits), lacks ``CLAIMS``,
+            holds something that is not a Claim/Derivation, or two items share an id.
     """
     files = module_files(paths if paths else [builtin_dir()])
     if not files:
@@ -96,8 +96,9 @@ def _load_file(path: Path) -> Section:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # a user's module may fail in any way; report it in one line
-        raise CatalogError(f"{path}{_where(exc, resolved)}: {type(exc).__name__}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # a user's module may fail in any way
+        del sys.modules[name]
+        raise CatalogError(f"{path}{_where(exc, resolved)}: {_describe(exc)}") from exc
     claims = getattr(module, "CLAIMS", None)
     if not isinstance(claims, list | tuple):
         raise CatalogError(f"{path}: defines no CLAIMS list")
@@ -113,6 +114,16 @@ def _load_file(path: Path) -> Section:
     doc = (module.__doc__ or path.stem).strip()
     title, _, description = doc.partition("\n")
     return Section(path, title.strip(), description.strip(), tuple(claims), tuple(derivations))
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception raised at import, on one line."""
+    if isinstance(exc, SystemExit):
+        code = "" if exc.code is None else f": {exc.code}"
+        text = f"SystemExit{code} (a derivation module must not exit when imported)"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return " ".join(text.splitlines())
 
 
 def _where(exc: BaseException, path: Path) -> str:

@@ -35,9 +35,14 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     _add_paths(verify)
     verify.add_argument(
-        "--json", metavar="FILE", help="write results as JSON to FILE ('-' for stdout)"
+        "--json",
+        type=_output_file,
+        metavar="FILE",
+        help="write results as JSON to FILE ('-' for stdout)",
     )
-    verify.add_argument("--junit-xml", metavar="FILE", help="write JUnit XML to FILE")
+    verify.add_argument(
+        "--junit-xml", type=_output_file, metavar="FILE", help="write JUnit XML to FILE"
+    )
     verify.add_argument(
         "-k",
         metavar="PATTERN",
@@ -67,14 +72,14 @@ def _add_check_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("checking")
     group.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=_seconds,
         default=60.0,
         metavar="SECONDS",
-        help="time budget per claim (default: 60)",
+        help=f"time budget per claim, at most {MAX_SECONDS} (default: 60)",
     )
     group.add_argument(
         "--total-timeout",
-        type=_positive_float,
+        type=_seconds,
         default=None,
         metavar="SECONDS",
         help="time budget for the whole run; items not started in time become TIMEOUT",
@@ -85,7 +90,8 @@ def _add_check_options(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=1,
         metavar="N",
-        help="check claims in N processes (same results as a serial run)",
+        help="check claims in N processes, at most one per usable CPU (same results as a "
+        "serial run)",
     )
     group.add_argument(
         "--engines",
@@ -153,13 +159,84 @@ def _engine_list(value: str) -> tuple[str, ...]:
     return names
 
 
-def _positive_float(value: str) -> float:
-    from lnsym.parse import parse_positive_float
+#: The longest time budget, in seconds (about 11.6 days): the interval timer that enforces
+#: budgets overflows a little beyond 10⁹ s, and no check needs that long.
+MAX_SECONDS = 1_000_000
 
+
+def parse_seconds(value: str) -> float:
+    """A time budget in seconds: a number (as :func:`lnsym.parse.parse_number` reads it)
+    that is positive, at most :data:`MAX_SECONDS`, and not rounded to 0 as a float.
+
+    Used by ``--timeout``, ``--total-timeout`` and the pytest plugin's ``lnsym_timeout``.
+
+    Raises:
+        UserInputError: for anything else (``nan``, ``inf``, ``0``, ``1e400``, ``1e-400``).
+
+    >>> parse_seconds("1/4"), parse_seconds("1e3")
+    (0.25, 1000.0)
+    """
+    from lnsym.parse import parse_number
+
+    number = parse_number(value)  # exact: refuses nan and inf, and never overflows
+    if number <= 0:
+        raise UserInputError(f"expected a positive number of seconds, got {value!r}")
+    if number > MAX_SECONDS:
+        raise UserInputError(f"{value!r}: a time budget is at most {MAX_SECONDS} seconds")
+    seconds = float(number)
+    if seconds == 0:
+        raise UserInputError(f"{value!r}: too small, it rounds to 0 seconds")
+    return seconds
+
+
+def _seconds(value: str) -> float:
     try:
-        return parse_positive_float(value)
+        return parse_seconds(value)
     except UserInputError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _output_file(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("empty file name")
+    return value
+
+
+def _output_dir(value: str) -> Path:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("empty directory name")
+    return Path(value)
+
+
+def _check_output_file(option: str, value: str | None) -> None:
+    """Refuse, before any work, an output FILE that exists and is not a regular file."""
+    from lnsym.files import check_output_path
+
+    if value is None or (option == "--json" and value == "-"):
+        return
+    try:
+        check_output_path(Path(value))
+    except UserInputError as exc:
+        raise UserInputError(f"{option} {exc}") from None
+
+
+def _check_output_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise UserInputError(f"--out {out}: not a directory")
+
+
+def _jobs(requested: int) -> int:
+    """``-j N`` capped at the usable CPUs, with one note on stderr when it is capped."""
+    from lnsym.runner import usable_cpus
+
+    cpus = usable_cpus()
+    if requested <= cpus:
+        return requested
+    print(
+        f"lnsym: note: -j {requested} is more than the {cpus} usable CPUs; using -j {cpus}",
+        file=sys.stderr,
+    )
+    return cpus
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -168,11 +245,14 @@ def _verify(args: argparse.Namespace) -> int:
     from lnsym.junit import junit_xml
     from lnsym.runner import run, select, to_json
 
+    _check_output_file("--json", args.json)
+    _check_output_file("--junit-xml", args.junit_xml)
     items = select(load(list(args.paths)), args.pattern)
     if not items:
         raise UserInputError(f"no claim or derivation id matches {args.pattern!r}")
     out = sys.stderr if args.json == "-" else sys.stdout
-    outcomes = run(items, _options(args), jobs=args.jobs, total_timeout=args.total_timeout)
+    jobs = _jobs(args.jobs)
+    outcomes = run(items, _options(args), jobs=jobs, total_timeout=args.total_timeout)
     for item, outcome in zip(items, outcomes, strict=True):
         note = "" if outcome.passed else f"  <- expected {_expectation(outcome)}"
         mark = "ok  " if outcome.passed else "FAIL"
@@ -216,6 +296,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+#: lnsym.examples.MAX_DIMENSION, repeated so that building the parser does not load SymPy.
+_EXAMPLE_MAX_D = 64
+
+
 def _add_example_parser(sub: Any) -> None:
     """The ``example`` subcommand: an exact worked example at a point."""
     import re
@@ -223,10 +307,16 @@ def _add_example_parser(sub: Any) -> None:
     example = sub.add_parser(
         "example",
         help="print an exact worked example at a given z",
-        description="Compute layer normalization at z exactly, with every intermediate step.",
+        description="Compute layer normalization at z exactly, with every intermediate step, "
+        f"for d = 1 to {_EXAMPLE_MAX_D}.",
     )
     # Values are parsed in _example, so that bad numbers give "lnsym: error: ...".
-    example.add_argument("--z", required=True, metavar="VECTOR", help="input, e.g. 1,2,3")
+    example.add_argument(
+        "--z",
+        required=True,
+        metavar="VECTOR",
+        help=f"input, e.g. 1,2,3 (at most {_EXAMPLE_MAX_D} entries)",
+    )
     example.add_argument("--eps", metavar="NUMBER", help="ε > 0, e.g. 1/3 or 1e-5")
     example.add_argument("--gamma", metavar="VECTOR", help="gain γ (default: all ones)")
     example.add_argument("--beta", metavar="VECTOR", help="bias β (default: zero)")
@@ -312,7 +402,7 @@ def _add_report_parser(sub: Any) -> None:
     )
     _add_paths(report)
     report.add_argument(
-        "--out", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
+        "--out", type=_output_dir, default=Path("reports"), metavar="DIR", help="default: reports"
     )
     report.add_argument(
         "--format",
@@ -343,11 +433,10 @@ def _report(args: argparse.Namespace) -> int:
     from lnsym.report.review_model import DIFFERS, build_review
 
     formats = parse_formats(args.format)
-    if args.out.exists() and not args.out.is_dir():
-        raise UserInputError(f"--out {args.out}: not a directory")
+    _check_output_dir(args.out)
     sections = load(list(args.paths))
     results = check_catalog(
-        sections, _options(args), jobs=args.jobs, total_timeout=args.total_timeout
+        sections, _options(args), jobs=_jobs(args.jobs), total_timeout=args.total_timeout
     )
     model = build_model(sections, results)
     for row in model.rows:
@@ -382,7 +471,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _write_rendered(rendered: Any, out: Path) -> None:
-    """Pass on the build's notices, then write the rendered files (each atomically)."""
+    """Pass on the build's notices, then write the rendered files (all or nothing)."""
     from lnsym.report.build import write_report
 
     for notice in rendered.notices:
@@ -418,7 +507,11 @@ def _add_exercises_parser(sub: Any) -> None:
         help="comma-separated formats among md, tex, pdf (default: md,tex,pdf)",
     )
     exercises.add_argument(
-        "--out", type=Path, default=Path("exercises"), metavar="DIR", help="default: exercises"
+        "--out",
+        type=_output_dir,
+        default=Path("exercises"),
+        metavar="DIR",
+        help="default: exercises",
     )
     exercises.set_defaults(run=_exercises)
 
@@ -432,8 +525,7 @@ def _exercises(args: argparse.Namespace) -> int:
 
     count, seed = parse_count(args.count), parse_seed(args.seed)
     dimensions, formats = parse_dimensions(args.d), parse_formats(args.format)
-    if args.out.exists() and not args.out.is_dir():
-        raise UserInputError(f"--out {args.out}: not a directory")
+    _check_output_dir(args.out)
     try:
         rendered = render_sheet(generate_sheet(count, seed, dimensions), formats)
     except UserInputError:

@@ -47,9 +47,13 @@ Value = sympy.Expr | Vector | sympy.ImmutableMatrix
 LOSSES = ("half-squared-norm",)
 #: Jacobian matrices are computed and shown only up to this dimension (they have d² entries).
 MAX_MATRIX_DIMENSION = 16
+#: The largest d :func:`worked_example` accepts. At d = 64 an example with every option
+#: takes a second or two and prints pages; the cost grows quickly with d (d = 10000: 92 s).
+MAX_DIMENSION = 64
 
 __all__ = [
     "LOSSES",
+    "MAX_DIMENSION",
     "MAX_MATRIX_DIMENSION",
     "CrossCheckError",
     "ExactArithmeticError",
@@ -897,7 +901,8 @@ def worked_example(
     """Compute an exact worked example of layer normalization at z.
 
     Args:
-        z: the input, d ≥ 1 exact rationals (int, Fraction or SymPy Rational).
+        z: the input, 1 ≤ d ≤ :data:`MAX_DIMENSION` exact rationals (int, Fraction or
+            SymPy Rational).
         eps: ε > 0; ``0`` only together with ``idealized=True`` and a non-constant z.
         gamma: the gain γ (default all ones).
         beta: the bias β (default zero).
@@ -910,9 +915,9 @@ def worked_example(
         The example; every value was computed through the IR and cross-checked.
 
     Raises:
-        UserInputError: for inexact or malformed numbers, vectors of the wrong length,
-            ε ≤ 0 without ``idealized``, ε = 0 at a constant z, both ``upstream`` and
-            ``loss``, an unknown loss, or h = 0.
+        UserInputError: for inexact or malformed numbers, d > :data:`MAX_DIMENSION`,
+            vectors of the wrong length, ε ≤ 0 without ``idealized``, ε = 0 at a constant
+            z, both ``upstream`` and ``loss``, an unknown loss, or h = 0.
         CrossCheckError: if the IR and the closed forms disagree (a bug in lnsym).
         ExactArithmeticError: if SymPy fails on the exact arithmetic (sympy/sympy#28621).
 
@@ -924,6 +929,10 @@ def worked_example(
     """
     zv = _vector(z, "z")
     d = len(zv)
+    if d > MAX_DIMENSION:
+        raise UserInputError(
+            f"z has {d} entries, but a worked example takes at most d = {MAX_DIMENSION}"
+        )
     eps_value = _epsilon(eps, idealized)
     _check_idealized(zv, eps_value, "z")
     if upstream is not None and loss is not None:

@@ -47,14 +47,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_ROOTS] = explicit + from_ini
     if not explicit + from_ini:
         return
+    from lnsym.cli import parse_seconds
     from lnsym.errors import UserInputError
-    from lnsym.parse import parse_positive_float
 
     raw = config.getoption("lnsym_timeout") or config.getini("lnsym_timeout")
     try:
-        config.stash[_TIMEOUT] = parse_positive_float(str(raw))
+        config.stash[_TIMEOUT] = parse_seconds(str(raw))
     except UserInputError as exc:
         raise pytest.UsageError(f"lnsym timeout: {exc}") from None
+    _check_paths("--lnsym", explicit)
+    _check_paths("lnsym_paths", from_ini)
     # Visit the configured paths even when they lie outside pytest's arguments — but when
     # the user named tests on the command line, add only what --lnsym asked for.
     named_on_command_line = config.args_source == pytest.Config.ArgsSource.ARGS
@@ -64,6 +66,28 @@ def pytest_configure(config: pytest.Config) -> None:
         if not any(root == a or a in root.parents for a in args):
             config.args.append(str(root))
             args.append(root)
+
+
+def _check_paths(source: str, paths: list[Path]) -> None:
+    """Stop the session when a configured path holds no derivation module to check.
+
+    Checked even when the paths are not collected (tests named on the command line), so
+    a typo in ``lnsym_paths`` never turns into a run that silently checks nothing.
+
+    Raises:
+        pytest.UsageError: for a missing path, a file that is not ``.py``, or a directory
+            without derivation modules.
+    """
+    from lnsym.catalog import module_files
+    from lnsym.errors import CatalogError
+
+    for path in paths:
+        try:
+            found = module_files([path])
+        except CatalogError as exc:
+            raise pytest.UsageError(f"{source}: {exc}") from None
+        if not found:
+            raise pytest.UsageError(f"{source}: no derivation modules found in {path}")
 
 
 def _configured(config: pytest.Config, path: Path) -> bool:

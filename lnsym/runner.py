@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import multiprocessing
+import os
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -72,11 +73,24 @@ def matches(item_id: str, pattern: str) -> bool:
     return pattern in item_id
 
 
+def usable_cpus() -> int:
+    """The number of CPUs this process may run on (its affinity mask where there is one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def run(
     items: list[Item], options: Options, *, jobs: int = 1, total_timeout: float | None = None
 ) -> list[Outcome]:
-    """Check every item; results come back in the order of ``items``."""
+    """Check every item; results come back in the order of ``items``.
+
+    ``jobs`` is capped at :func:`usable_cpus`: more processes than CPUs only share the
+    same CPUs and turn quick claims into TIMEOUT.
+    """
     deadline = None if total_timeout is None else time.monotonic() + total_timeout
+    jobs = min(jobs, usable_cpus())
     if jobs <= 1 or len(items) <= 1:
         checker = Checker(options)
         return [_check_one(checker, item, deadline, total_timeout) for item in items]

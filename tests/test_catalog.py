@@ -124,3 +124,25 @@ def test_missing_paths_and_wrong_files(tmp_path):
     empty.mkdir()
     with pytest.raises(CatalogError, match="no derivation modules"):
         load([empty])
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("import sys\n\nsys.exit(3)\n", "bad.py:3: SystemExit: 3 (a derivation module"),
+        ("import sys\nsys.exit('bye')\n", "bad.py:2: SystemExit: bye (a derivation module"),
+        ("raise SystemExit\n", "bad.py:1: SystemExit (a derivation module must not exit"),
+        ("raise KeyError('a\\nb')\n", "bad.py:1: KeyError: 'a\\nb'"),
+        ("raise RuntimeError('two\\nlines')\n", "bad.py:1: RuntimeError: two lines"),
+    ],
+)
+def test_a_module_that_exits_or_raises_at_import_is_named(tmp_path, source, message):
+    import sys
+
+    path = write(tmp_path / "bad.py", source)
+    modules = set(sys.modules)
+    with pytest.raises(CatalogError) as info:
+        load([path])
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+    assert set(sys.modules) == modules  # the half-imported module is not left behind

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -11,7 +13,8 @@ from pathlib import Path
 import pytest
 from test_catalog import GOOD, REQUIRED_PROVED
 
-from lnsym.cli import main
+from lnsym.cli import main, parse_seconds
+from lnsym.errors import UserInputError
 
 FALSE = GOOD.replace(
     'CLAIMS = [Claim("mine.shift", Eq(core(z + c * ones), core(z)))]',
@@ -181,3 +184,236 @@ def test_console_script_runs_outside_the_repository(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "passed, 0 failed" in done.stdout
+
+
+# ---------------------------------------------------------------------------------------
+# Reliability (issue 9): bad input is one line and exit 2; nothing is left half-written.
+
+
+def exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse errors
+        return int(exc.code)
+
+
+def assert_one_line_error(err: str, *fragments: str) -> None:
+    assert err.startswith("lnsym") and err.count("\n") == 1, err
+    assert "error" in err and "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+QUICK = ["verify", "-k", "core.shift", "--engines", "general"]
+
+
+@pytest.mark.parametrize("option", ["--timeout", "--total-timeout"])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("1e400", "at most 1000000 seconds"),  # overflowed float() with a traceback
+        ("1e10", "at most 1000000 seconds"),  # overflowed the interval timer (ERROR verdicts)
+        ("1e-400", "rounds to 0"),  # was accepted as 0
+        ("0", "positive"),
+        ("-0.5", "positive"),
+        ("nan", "not a number"),
+        ("inf", "not a number"),
+    ],
+)
+def test_timeouts_must_be_finite_and_positive(option, value, message, capsys):
+    assert exit_code([*QUICK, option, value]) == 2
+    captured = capsys.readouterr()
+    assert_one_line_error(captured.err, f"argument {option}: ", message)
+    assert captured.out == ""
+
+
+def test_time_budgets_parse_exactly():
+    assert parse_seconds("1/4") == 0.25
+    assert parse_seconds("1e6") == 1_000_000.0
+    assert parse_seconds("1e-300") == 1e-300
+    with pytest.raises(UserInputError, match="at most"):
+        parse_seconds("1000000.5")
+
+
+def test_jobs_are_capped_at_the_usable_cpus(monkeypatch, capsys):
+    from lnsym import runner
+
+    seen: list[int] = []
+    real_run = runner.run
+
+    def spy(items, options, *, jobs=1, total_timeout=None):  # noqa: ANN001, ANN202
+        seen.append(jobs)
+        return real_run(items, options, jobs=jobs, total_timeout=total_timeout)
+
+    monkeypatch.setattr(runner, "run", spy)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert main([*QUICK, "-j", "1000"]) == 0
+    captured = capsys.readouterr()
+    assert seen == [2]
+    assert captured.err == "lnsym: note: -j 1000 is more than the 2 usable CPUs; using -j 2\n"
+    assert "1 passed, 0 failed" in captured.out
+    assert main([*QUICK, "-j", "2"]) == 0
+    assert seen == [2, 2] and capsys.readouterr().err == ""
+
+
+def test_the_runner_starts_no_more_processes_than_cpus(monkeypatch):
+    from lnsym import runner
+    from lnsym.catalog import load
+    from lnsym.claims import Options
+
+    sizes: list[int] = []
+
+    class FakePool:  # runs the workers in this process, recording the pool size
+        def __init__(self, size: int) -> None:
+            sizes.append(size)
+
+        def __enter__(self) -> FakePool:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def map(self, function, indices, chunksize=1):  # noqa: ANN001, ANN201
+            return [function(i) for i in indices]
+
+    class Context:
+        Pool = FakePool
+
+    monkeypatch.setattr(runner.multiprocessing, "get_context", lambda kind: Context)
+    monkeypatch.setattr(runner, "_WORKER_CHECKER", None)  # restored afterwards
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    items = runner.select(load(), "core.")
+    assert len(items) > 2
+    options = Options(engines=("general",))
+    verdicts = [o.verdict for o in runner.run(items, options, jobs=1000)]
+    assert sizes == [2]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert [o.verdict for o in runner.run(items, options, jobs=8)] == verdicts
+    assert sizes == [2]  # one usable CPU: a serial run, no pool
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "-3"])
+def test_jobs_must_be_positive(value, capsys):
+    assert exit_code([*QUICK, "-j", value]) == 2
+    assert_one_line_error(capsys.readouterr().err, "argument -j/--jobs")
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["import sys\nsys.exit(3)\n", "import sys\nsys.exit('bye')\n", "raise SystemExit\n"],
+)
+def test_a_module_that_exits_at_import_is_one_line(tmp_path, capsys, body):
+    path = tmp_path / "exits.py"
+    path.write_text(body)
+    assert exit_code(["verify", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert_one_line_error(captured.err, f"{path}:", "SystemExit")
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize("option", ["--json", "--junit-xml"])
+def test_output_files_must_be_regular_files_or_new_paths(option, tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert exit_code([*QUICK, option, str(fifo)]) == 2
+    captured = capsys.readouterr()
+    assert_one_line_error(captured.err, f"{option} {fifo}: not a regular file")
+    assert captured.out == ""  # refused before checking anything
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # not replaced by a regular file
+    assert exit_code([*QUICK, option, str(tmp_path)]) == 2
+    assert_one_line_error(capsys.readouterr().err, f"{option} {tmp_path}: is a directory")
+    assert exit_code([*QUICK, option, ""]) == 2
+    assert_one_line_error(capsys.readouterr().err, f"argument {option}: empty file name")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+
+
+@pytest.mark.parametrize("command", ["report", "exercises"])
+def test_empty_out_is_refused(command, tmp_path, monkeypatch, capsys):
+    module = tmp_path / "mine.py"
+    module.write_text(GOOD)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    paths = [str(module)] if command == "report" else ["--count", "1"]
+    assert exit_code([command, *paths, "--format", "md", "--out", ""]) == 2
+    assert_one_line_error(capsys.readouterr().err, "argument --out: empty directory name")
+    assert list(cwd.iterdir()) == []
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+class InterruptedFiles(dict):
+    """Rendered files whose second one is interrupted (Ctrl-C) when it is read to be written."""
+
+    reads = 0
+
+    def __getitem__(self, key: str) -> bytes:
+        self.reads += 1
+        if self.reads == 2:
+            raise KeyboardInterrupt
+        return super().__getitem__(key)
+
+
+def test_an_interrupted_exercises_run_keeps_the_previous_sheet(tmp_path, monkeypatch, capsys):
+    from lnsym.report import sheets
+
+    out = tmp_path / "out"
+    argv = ["exercises", "--count", "2", "--format", "md", "--out", str(out)]
+    assert main([*argv, "--seed", "1"]) == 0
+    before = snapshot(out)
+    assert sorted(before) == ["answers.md", "exercises.md"]
+    real = sheets.render_sheet
+
+    def interrupted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        rendered = real(*args, **kwargs)
+        rendered.files = InterruptedFiles(rendered.files)
+        return rendered
+
+    monkeypatch.setattr(sheets, "render_sheet", interrupted)
+    capsys.readouterr()
+    code = main([*argv, "--seed", "2"])
+    assert code == 130 and capsys.readouterr().err.endswith("lnsym: interrupted\n")
+    assert snapshot(out) == before  # no answers of seed 2 beside exercises of seed 1
+
+
+def test_an_interrupted_report_writes_nothing(tmp_path, monkeypatch, capsys):
+    from lnsym.report import build
+
+    module = tmp_path / "mine.py"
+    module.write_text(GOOD)
+    out = tmp_path / "out"
+    real = build.render_report
+
+    def interrupted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        rendered = real(*args, **kwargs)
+        assert len(rendered.files) > 2  # figures and the document
+        rendered.files = InterruptedFiles(rendered.files)
+        return rendered
+
+    monkeypatch.setattr(build, "render_report", interrupted)
+    assert main(["report", str(module), "--format", "md", "--out", str(out)]) == 130
+    assert not out.exists()
+
+
+def test_example_dimension_is_limited(capsys):
+    too_big = ",".join(str(i) for i in range(65))
+    assert exit_code(["example", "--z", too_big, "--eps", "1"]) == 2
+    captured = capsys.readouterr()
+    assert_one_line_error(captured.err, "z has 65 entries, but a worked example takes at most d =")
+    assert captured.out == ""
+    assert main(["example", "--z", too_big.rpartition(",")[0], "--eps", "1"]) == 0
+    assert "d = 64" in capsys.readouterr().out
+
+
+def test_example_help_states_the_limit(capsys):
+    from lnsym.examples import MAX_DIMENSION
+
+    assert exit_code(["example", "--help"]) == 0
+    assert f"at most {MAX_DIMENSION} entries" in " ".join(capsys.readouterr().out.split())

@@ -92,3 +92,69 @@ def test_bad_timeout_is_reported(tmp_path, timeout):
     assert done.returncode == 4  # pytest's usage error
     assert "lnsym timeout: not a number" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# Reliability (issue 9): configuration mistakes stop the session with a clear message.
+
+
+def set_ini(root: Path, extra: str = "", paths: str = '"derivations"') -> None:
+    (root / "pyproject.toml").write_text(
+        f'[tool.pytest.ini_options]\ntestpaths = ["tests"]\nlnsym_paths = [{paths}]\n{extra}'
+    )
+
+
+@pytest.mark.parametrize("timeout", ["1e400", "1e-400", "0", "nan"])
+def test_bad_ini_timeout_is_a_usage_error(tmp_path, timeout):
+    root = make_project(tmp_path, configured=True)
+    set_ini(root, f'lnsym_timeout = "{timeout}"\n')
+    done = run_pytest(root)
+    assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error
+    assert "ERROR: lnsym timeout: " in done.stderr
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_command_line_timeout_out_of_range_is_a_usage_error(tmp_path):
+    done = run_pytest(make_project(tmp_path, configured=True), "--lnsym-timeout", "1e400")
+    assert done.returncode == 4
+    assert "lnsym timeout: " in done.stderr and "at most" in done.stderr
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("args", [(), ("tests/test_plain.py",)])
+def test_a_missing_configured_path_fails_the_session(tmp_path, args):
+    root = make_project(tmp_path, configured=True)
+    set_ini(root, paths='"derivations", "gone"')
+    done = run_pytest(root, *args)
+    assert done.returncode == 4, done.stdout
+    assert f"lnsym_paths: {root / 'gone'}: no such file or directory" in done.stderr
+
+
+def test_a_missing_command_line_path_and_an_empty_directory_fail_the_session(tmp_path):
+    root = make_project(tmp_path, configured=False)
+    done = run_pytest(root, "--lnsym", "nothere.py")
+    assert done.returncode == 4
+    assert f"--lnsym: {root / 'nothere.py'}: no such file or directory" in done.stderr
+    (root / "empty").mkdir()
+    done = run_pytest(root, "--lnsym", "empty")
+    assert done.returncode == 4
+    assert f"--lnsym: no derivation modules found in {root / 'empty'}" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("import sys\nsys.exit(3)\n", "broken.py:2: SystemExit: 3"),
+        ("raise KeyError('k')\n", "broken.py:1: KeyError: 'k'"),
+    ],
+)
+def test_a_module_that_exits_or_raises_at_import_is_a_collection_error(tmp_path, body, message):
+    root = make_project(tmp_path, configured=True)
+    (root / "derivations" / "broken.py").write_text(body)
+    done = run_pytest(root)
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output  # interrupted: errors during collection
+    assert "ERROR collecting derivations/broken.py" in done.stdout
+    assert message in done.stdout
+    assert "INTERNALERROR" not in output and "mainloop: caught unexpected SystemExit" not in output

@@ -5,9 +5,9 @@ One run checks the catalog once and renders two documents from it: the layernorm
 source review (``source-review.*``, see :mod:`lnsym.report.review_model`).
 
 Rendering never touches the output directory; :func:`write_report` writes the finished
-files one by one, each atomically, and :func:`stale_files` compares them with what is on
-disk without writing anything. A failing run (a LaTeX error, a broken template) therefore
-leaves the previous report untouched.
+files as one set, all or nothing, and :func:`stale_files` compares them with what is on
+disk without writing anything. A failing or interrupted run (a LaTeX error, a broken
+template, Ctrl-C) therefore leaves the previous report untouched.
 
 The PDF depends on the TeX installation, so it is not compared byte for byte: the LaTeX
 source carries a fingerprint (a SHA-256 of the source and its figures) into the PDF's
@@ -24,7 +24,7 @@ from pathlib import Path
 from lnsym.catalog import Section
 from lnsym.claims import DerivationResult, Options, Result
 from lnsym.errors import UserInputError
-from lnsym.files import atomic_write
+from lnsym.files import staged_outputs
 from lnsym.report.figures import FIGURES, FigureSpec, render_figure
 from lnsym.report.model import ReportModel
 from lnsym.report.pdf import TEX_PACKAGES, PdfBuild, build_pdf, missing_tools
@@ -177,18 +177,22 @@ def _used_figures(model: ReportModel) -> list[FigureSpec]:
 
 
 def write_report(rendered: Rendered, out: Path) -> list[Path]:
-    """Write every rendered file below ``out`` atomically; returns the paths written.
+    """Write every rendered file below ``out``, all or nothing; returns the paths written.
 
-    Figures go first and the documents last, so a reader never sees a document whose
-    figures are missing.
+    The files are staged beside their targets and renamed into place only once every one
+    is written (:func:`~lnsym.files.staged_outputs`), so an interrupted or failing write
+    leaves ``out`` as it was. Figures are renamed first and the documents last, so a reader
+    never sees a document whose figures are missing.
+
+    Raises:
+        UserInputError: when a target exists and is not a regular file.
+        OSError: when the files cannot be written (``out`` is then unchanged).
     """
     order = sorted(rendered.files, key=lambda rel: (not rel.startswith(FIGURE_DIR + "/"), rel))
-    written = []
-    for rel in order:
-        path = out / rel
-        atomic_write(path, rendered.files[rel])
-        written.append(path)
-    return written
+    with staged_outputs(out) as stage:
+        for rel in order:
+            stage.write(rel, rendered.files[rel])
+    return stage.written
 
 
 def stale_files(rendered: Rendered, out: Path, formats: Iterable[str] = FORMATS) -> list[str]:

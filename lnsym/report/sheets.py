@@ -4,9 +4,10 @@ The two documents come from the templates ``exercises.md.j2`` and ``exercises.te
 each; ``answers`` switches between the sheet and the key) in the Jinja2 environments of
 :mod:`lnsym.report.render`, so text is escaped exactly as in the main report. Everything
 is rendered in memory into a :class:`~lnsym.report.build.Rendered`; nothing touches the
-output directory until :func:`~lnsym.report.build.write_report` writes the files, each
-atomically — a failing PDF build therefore writes nothing. Each PDF carries the fingerprint
-of its LaTeX source in its metadata, as the main report does.
+output directory until :func:`~lnsym.report.build.write_report` writes the files, all or
+nothing — a failing PDF build or an interrupted write leaves the previous sheet and key
+untouched, never a sheet beside the key of another seed. Each PDF carries the fingerprint of
+its LaTeX source in its metadata, as the main report does.
 
 >>> from lnsym.exercises import generate_sheet
 >>> files = render_sheet(generate_sheet(count=2, seed=3), ("md",)).files
