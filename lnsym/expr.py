@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import sympy
@@ -30,7 +31,10 @@ d = sympy.Symbol("d", integer=True, positive=True)
 #: The stabilizer ε > 0 added to the variance.
 eps = sympy.Symbol("epsilon", positive=True)
 
-_NAME = re.compile(r"[^\W\d_][\w']*\Z")
+#: User names: ASCII letters first, then letters, digits, _ and ' (safe in LaTeX and Markdown).
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,31}\Z")
+#: Atom names lnsym itself may use (a leading _ marks an internal atom such as a probe).
+_ATOM_NAME = re.compile(r"_?[A-Za-z][A-Za-z0-9_']{0,31}\Z")
 _RESERVED = {"d": "lnsym.d", "epsilon": "lnsym.eps"}
 
 
@@ -157,6 +161,10 @@ class VectorAtom(VectorNode):
 
     name: str
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _ATOM_NAME.match(self.name):
+            raise ExpressionError(f"invalid vector name {self.name!r}")
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Ones(VectorNode):
@@ -192,9 +200,20 @@ class Hadamard(VectorNode):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Const(ScalarNode):
-    """A SymPy expression free of vectors: a number, ``d``, ``eps``, a user scalar."""
+    """A real SymPy expression free of vectors: a number, ``d``, ``eps``, a user scalar.
+
+    The IR is real: a constant that is not real (``I``, ``(-8)^(1/3)``, a symbol without a
+    real assumption), infinite, or whose symbols have names outside the identifier grammar
+    is refused here, so no engine and no printer ever sees one.
+
+    Raises:
+        ExpressionError: for such a value.
+    """
 
     value: sympy.Expr
+
+    def __post_init__(self) -> None:
+        _check_constant(self.value)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -329,10 +348,38 @@ def scalar(name: str, *, positive: bool = False) -> sympy.Symbol:
     return sympy.Symbol(name, real=True)
 
 
+@lru_cache(maxsize=8192)
+def _check_constant(value: Any) -> None:
+    """Refuse a constant that is not a real, finite SymPy expression in known symbols."""
+    if not isinstance(value, sympy.Expr) or isinstance(value, sympy.MatrixBase):
+        raise ExpressionError(f"a constant must be a SymPy expression, got {type(value).__name__}")
+    if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
+        raise ExpressionError(f"the constant {value} is not a finite number")
+    for sym in value.free_symbols:
+        if not isinstance(sym, sympy.Symbol) or sym.is_Dummy:
+            raise ExpressionError(f"the constant {value} uses the unnamed symbol {sym!r}")
+        if sym.name in _RESERVED and sym not in (d, eps):
+            raise ExpressionError(
+                f"the symbol {sym.name!r} is reserved: use {_RESERVED[sym.name]}"
+            )
+        _check_name(sym.name)
+        if sym.is_real is not True:
+            raise ExpressionError(
+                f"the symbol {sym.name!r} is not known to be real: create it with "
+                f"lnsym.scalar({sym.name!r})"
+            )
+    if value.is_real is False or value.is_extended_real is False:
+        raise ExpressionError(
+            f"the constant {value} is not real (SymPy takes principal complex roots; the IR "
+            "is real)"
+        )
+
+
 def _check_name(name: Any) -> str:
     if not isinstance(name, str) or not _NAME.match(name):
         raise ExpressionError(
-            f"invalid name {name!r}: use a letter followed by letters, digits, _ or '"
+            f"invalid name {name!r}: use an ASCII letter followed by at most 31 letters, "
+            "digits, _ or '"
         )
     return name
 

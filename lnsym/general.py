@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
+from dataclasses import replace as dataclass_replace
 from functools import lru_cache
 from typing import Any
 
@@ -34,8 +36,10 @@ import sympy
 from sympy.core.sorting import default_sort_key
 
 from lnsym import expr as ir
+from lnsym import signs
 from lnsym.calculus import Grad, Jvp, Vjp
-from lnsym.errors import DomainError, UnsupportedError
+from lnsym.errors import DomainError, ExpressionError, UnsupportedError
+from lnsym.layers import Core, LayerNorm
 
 Monomial = tuple[str, ...]
 #: The atom used to read gradients off directional derivatives; users cannot name it.
@@ -90,7 +94,14 @@ def root(radicand: sympy.Expr) -> sympy.Expr:
 
     Raises:
         DomainError: for a negative number.
+        UnsupportedError: past :data:`ROOT_DEPTH_LIMIT`.
     """
+    depth = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
+    if depth > ROOT_DEPTH_LIMIT:
+        raise UnsupportedError(
+            f"too large for the general engine: square roots nested {depth} deep "
+            f"(limit {ROOT_DEPTH_LIMIT})"
+        )
     radicand = canonical(radicand)
     if radicand.is_number:
         if radicand.is_negative:
@@ -101,10 +112,11 @@ def root(radicand: sympy.Expr) -> sympy.Expr:
         return outside * exact_sqrt(radicand)
     sym = _ROOT_OF.get(radicand)
     if sym is None:
+        depth = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
         sym = sympy.Symbol(f"√({sympy.sstr(radicand)})", nonnegative=True)
         _ROOTS[sym] = radicand
         _ROOT_OF[radicand] = sym
-        _DEPTH[sym] = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
+        _DEPTH[sym] = depth
     return outside * sym
 
 
@@ -155,8 +167,76 @@ def _reduce_powers(f: sympy.Expr) -> sympy.Expr:
     return f.xreplace(rep) if rep else f
 
 
-def _fraction(f: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
-    """(numerator, denominator), both expanded and of degree ≤ 1 in every root symbol."""
+#: The general engine's deterministic work limit: an upper bound on the number of terms of
+#: an expanded numerator and denominator (see :func:`term_bound`). Past it the engine gives
+#: up ("too large"), the same way on every machine, and the other engines decide.
+TERM_LIMIT = 50_000
+#: Square roots nested deeper than this (a layer of a layer of a layer) are beyond the
+#: engine's deterministic limit: SymPy's arithmetic on them takes minutes.
+ROOT_DEPTH_LIMIT = 2
+#: Residuals (shown to users, not needed for a verdict) are canonicalized up to this size.
+RESIDUAL_LIMIT = 2_000
+
+
+def term_bound(f: sympy.Expr) -> int:
+    """An upper bound on the terms of the expanded numerator plus denominator of ``f``.
+
+    Computed on the unexpanded expression tree in one pass (shared subtrees once):
+    a/b + c/e has at most |a||e| + |c||b| terms over |b||e|, products multiply, and an
+    integer power k of a sum of n terms has at most n^k terms.
+
+    >>> x, y = sympy.symbols("x y")
+    >>> term_bound((x + y) ** 3), term_bound(1 / (x + y) + x)
+    (9, 5)
+    """
+    memo: dict[sympy.Basic, tuple[int, int]] = {}
+
+    def bound(e: sympy.Basic) -> tuple[int, int]:
+        if e in memo:
+            return memo[e]
+        if e.is_Add:
+            parts = [bound(a) for a in e.args]
+            den = _product(d for _, d in parts)
+            num = sum(n * den // max(d, 1) for n, d in parts)
+            out = (num, den)
+        elif e.is_Mul:
+            parts = [bound(a) for a in e.args]
+            out = (_product(n for n, _ in parts), _product(d for _, d in parts))
+        elif e.is_Pow and e.exp.is_Integer:
+            n, d = bound(e.base)
+            k = int(e.exp)
+            out = (n**k, d**k) if k >= 0 else (d**-k, n**-k)
+        else:
+            out = (1, 1)
+        out = (min(out[0], _HUGE), min(out[1], _HUGE))
+        memo[e] = out
+        return out
+
+    num, den = bound(f)
+    return num + den
+
+
+_HUGE = 10**30
+
+
+def _product(values: Iterable[int]) -> int:
+    out = 1
+    for v in values:
+        out = min(out * v, _HUGE)
+    return out
+
+
+def _fraction(f: sympy.Expr, limit: int = TERM_LIMIT) -> tuple[sympy.Expr, sympy.Expr]:
+    """(numerator, denominator), both expanded and of degree ≤ 1 in every root symbol.
+
+    Raises:
+        UnsupportedError: when the expansion could exceed :data:`TERM_LIMIT` terms.
+    """
+    if (size := term_bound(f)) > limit:
+        raise UnsupportedError(
+            f"too large for the general engine: up to {size:.2g} terms after expansion "
+            f"(limit {limit:,})"
+        )
     num, den = sympy.fraction(sympy.together(f))
     while True:
         num, den = sympy.expand(num), sympy.expand(den)
@@ -180,7 +260,7 @@ def is_zero(f: sympy.Expr) -> bool:
     return _fraction(f)[0] == 0
 
 
-def canonical(f: sympy.Expr) -> sympy.Expr:
+def canonical(f: sympy.Expr, limit: int = TERM_LIMIT) -> sympy.Expr:
     """A canonical form: Σ_T (p_T/q_T)·Π_{r∈T} r with reduced fractions p_T/q_T free of roots.
 
     Denominators are rationalized root by root (outermost first), so two normal forms that
@@ -188,11 +268,11 @@ def canonical(f: sympy.Expr) -> sympy.Expr:
     """
     if not isinstance(f, sympy.Expr):
         raise UnsupportedError(f"not a scalar expression: {f!r}")
-    num, den = _fraction(f)
+    num, den = _fraction(f, limit)
     for r in _roots_in(den):
         while den.has(r):
             a, b = den.coeff(r, 0), den.coeff(r, 1)
-            num, den = _fraction((num * (a - b * r)) / (a**2 - b**2 * _ROOTS[r]))
+            num, den = _fraction((num * (a - b * r)) / (a**2 - b**2 * _ROOTS[r]), limit)
     roots = _roots_in(num)
     if not roots:
         return sympy.cancel(num / den)
@@ -489,6 +569,8 @@ class GeneralEngine:
                 return self.form(e.definition())
             case Jvp(expr=f, wrt=wrt, direction=h):
                 return derivative(self.form(f), wrt.name, self.vector(h))
+            case Vjp() | Grad() if PROBE in ir.vector_atoms(e):
+                raise UnsupportedError(f"the atom name {PROBE} is reserved for lnsym")
             case Vjp(expr=f, wrt=wrt, cotangent=g):
                 # Jᵀg with g held fixed: pair g with the derivative of f, not of ⟨g, f⟩.
                 moved = derivative(self.vector(f), wrt.name, VectorForm.atom(PROBE))
@@ -498,7 +580,15 @@ class GeneralEngine:
             case ir.Substitution(expr=f, target=ir.VectorAtom(name=name), value=value):
                 return AtomSubstitution(name, self.vector(value)).form(self.form(f))
             case ir.Substitution(expr=f, target=ir.Const(value=sym), value=value):
-                return SymbolSubstitution(sym, self.scalar(value)).form(self.form(f))
+                if signs.admissible(e.target, value):
+                    return SymbolSubstitution(sym, self.scalar(value)).form(self.form(f))
+                # The normal form of f may use the symbol's assumptions (√(ε²q) = ε√q); at a
+                # value that breaks them it is no longer f's value: substitute in the IR.
+                if isinstance(value, ir.Const):
+                    return self.form(_replace_symbol(f, sym, value.value))
+                raise UnsupportedError(
+                    f"{sym} = {value!r} is not known to satisfy the assumptions of {sym}"
+                )
         raise UnsupportedError(f"the general engine cannot interpret {type(e).__name__}")
 
     def vector(self, e: ir.Expr) -> VectorForm:
@@ -530,18 +620,91 @@ class GeneralEngine:
             left_over = {m: c for m, c in diff.terms if not is_zero(c)}
             if not left_over:
                 return None
-            return VectorForm.of({m: canonical(c) for m, c in left_over.items()})
-        return None if is_zero(diff) else canonical(diff)
+            return VectorForm.of({m: _shown(c) for m, c in left_over.items()})
+        return None if is_zero(diff) else _shown(diff)
 
     def decide(self, statement: ir.Eq, assumptions: Iterable[ir.Assumption] = ()) -> Outcome:
-        """Prove an equality for every d, or report the residual that blocks it."""
+        """Prove an equality for every d, or report the residual that blocks it.
+
+        Sides that apply the same operation to arguments equal for every d are equal
+        (congruence), which proves e.g. shift invariance of nested layers without
+        normalizing the whole nest; otherwise the normal forms decide.
+        """
         if not isinstance(statement, ir.Eq):
             raise UnsupportedError("GeneralEngine.decide handles equalities; see lnsym.proof")
-        rest = self.residual(statement.lhs, statement.rhs, tuple(assumptions))
+        assumptions = tuple(assumptions)
+        if statement.lhs == statement.rhs:
+            return Outcome(True, "both sides are the same expression")
+        if self._congruent(statement.lhs, statement.rhs, assumptions):
+            return Outcome(True, "the same operations applied to arguments equal for symbolic d")
+        rest = self.residual(statement.lhs, statement.rhs, assumptions)
         if rest is None:
             return Outcome(True, "normal forms agree for symbolic d")
         residual = to_expr(rest)
         return Outcome(False, "lhs − rhs does not vanish for symbolic d", residual)
+
+    def _congruent(self, a: ir.Expr, b: ir.Expr, assumptions: tuple[ir.Assumption, ...]) -> bool:
+        """Whether a and b are one pointwise operation applied to equal arguments.
+
+        Only operations that act pointwise qualify: equal values give equal results there.
+        Binders (derivatives, substitutions) do not, since arguments equal under the
+        assumptions need not have equal derivatives or values elsewhere.
+        """
+        if type(a) is not type(b) or not isinstance(a, _POINTWISE):
+            return False
+        differing = [(x, y) for x, y in zip(_fields(a), _fields(b), strict=True) if x != y]
+        if not differing or not all(isinstance(x, ir.Expr) for pair in differing for x in pair):
+            return False
+        return all(
+            x.kind == y.kind
+            and (self._congruent(x, y, assumptions) or self.residual(x, y, assumptions) is None)
+            for x, y in differing
+        )
+
+
+#: Operations that act pointwise on their arguments (congruence applies to them).
+_POINTWISE = (
+    ir.Mean, ir.Var, ir.Center, ir.Norm, ir.Dot, ir.Hadamard, ir.Scaled, ir.Power, Core, LayerNorm,
+)  # fmt: skip
+
+
+def _replace_symbol(e: ir.Expr, sym: sympy.Symbol, value: sympy.Expr) -> ir.Expr:
+    """``e`` with the scalar symbol replaced by a constant in every node (an inner
+    substitution for the same symbol binds it: only its value is rewritten).
+
+    Raises:
+        UnsupportedError: when a constant is not real at the value (√ε at ε = −1).
+    """
+
+    def rewrite(x: Any) -> Any:
+        if isinstance(x, tuple):
+            return tuple(rewrite(y) for y in x)
+        if isinstance(x, sympy.Basic):
+            return x.xreplace({sym: value})
+        if not isinstance(x, ir.Expr):
+            return x
+        if isinstance(x, ir.Substitution) and x.target == ir.Const(sym):
+            return ir.Substitution(x.expr, x.target, rewrite(x.value))
+        changes = {f.name: rewrite(getattr(x, f.name)) for f in dataclass_fields(x)}  # type: ignore[arg-type]
+        return dataclass_replace(x, **changes)  # type: ignore[type-var]
+
+    try:
+        return rewrite(e)  # type: ignore[no-any-return]
+    except ExpressionError as exc:
+        raise UnsupportedError(f"at {sym} = {value}: {exc}") from exc
+
+
+def _fields(e: ir.Expr) -> tuple[Any, ...]:
+    return tuple(getattr(e, f.name) for f in dataclass_fields(e))  # type: ignore[arg-type]
+
+
+def _shown(residual: sympy.Expr) -> sympy.Expr:
+    """A nonzero residual in canonical form when that is cheap; it is only shown to users,
+    so a large one stays as it is rather than costing the verdict time."""
+    try:
+        return canonical(residual, RESIDUAL_LIMIT)
+    except UnsupportedError:
+        return residual
 
 
 def _power(base: sympy.Expr, n: sympy.Expr) -> sympy.Expr:
@@ -579,6 +742,17 @@ def _has_special(f: sympy.Expr) -> bool:
     return any(s in _POWER_SUMS or s in _ROOTS for s in f.free_symbols)
 
 
+def mentions_vectors(f: sympy.Expr) -> bool:
+    """Whether a scalar normal form depends on a vector (a power sum, or a root of one).
+
+    >>> mentions_vectors(power_sum(("z",)) / ir.d), mentions_vectors(root(ir.eps + 1))
+    (True, False)
+    """
+    return any(
+        s in _POWER_SUMS or (s in _ROOTS and mentions_vectors(_ROOTS[s])) for s in f.free_symbols
+    )
+
+
 def _scalar_expr(f: sympy.Expr) -> ir.Expr:
     if not _has_special(f):
         return ir.Const(f)
@@ -610,6 +784,7 @@ __all__ = [
     "derivative",
     "gradient",
     "is_zero",
+    "mentions_vectors",
     "power_sum",
     "root",
     "to_expr",

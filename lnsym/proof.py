@@ -4,11 +4,7 @@ An inequality lhs ≤ rhs is proved from a certificate [t₁, …, tₙ]: the ch
 identity rhs − lhs = Σ tₖ with the general engine, and that every tₖ is nonnegative by the
 structural sign rules below. The certificate is a hint; the checker decides.
 
-Sign rules (each justified by the definitions, never by a number): constants by SymPy's
-assumptions (ε > 0, d > 0, user symbols declared positive); ⟨a, b⟩ ≥ 0 when the Hadamard
-factors of a and b pair up (a sum of squares, e.g. ⟨a, a⟩, ⟨1, v ⊙ v⟩); even powers of real
-scalars; sums and products of nonnegative terms; positive powers of nonnegative terms, any
-power of a positive term; defined nodes (mean, var, norm) through their definitions.
+The sign rules live in :mod:`lnsym.signs` (part of the trusted kernel, docs/trust.md).
 
 >>> from lnsym import vector, var, center, dot, d, Le
 >>> z = vector("z")
@@ -18,74 +14,16 @@ power of a positive term; defined nodes (mean, var, norm) through their definiti
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from lnsym import expr as ir
 from lnsym.errors import ExpressionError
 from lnsym.general import GeneralEngine, Outcome, to_expr
+from lnsym.signs import POSITIVE, UNKNOWN, sign
 
-POSITIVE, NONNEGATIVE, UNKNOWN = "positive", "nonnegative", "unknown"
-
-
-def sign(e: ir.Expr) -> str:
-    """``"positive"``, ``"nonnegative"`` or ``"unknown"`` for a scalar IR expression."""
-    match e:
-        case ir.Const(value=v):
-            if v.is_positive:
-                return POSITIVE
-            return NONNEGATIVE if v.is_nonnegative else UNKNOWN
-        case ir.Dot(left=a, right=b):
-            return NONNEGATIVE if _pairs_up(_factors(a) + _factors(b)) else UNKNOWN
-        case ir.ScalarSum(terms=terms):
-            signs = [sign(t) for t in terms]
-            if UNKNOWN in signs:
-                return UNKNOWN
-            return POSITIVE if POSITIVE in signs else NONNEGATIVE
-        case ir.ScalarProduct(factors=factors):
-            signs = [sign(f) for f in factors]
-            if UNKNOWN in signs:
-                return UNKNOWN
-            return POSITIVE if all(s == POSITIVE for s in signs) else NONNEGATIVE
-        case ir.Power(base=base, exponent=n):
-            base_sign = sign(base)
-            if base_sign == POSITIVE:
-                return POSITIVE
-            if n.is_integer and n.is_even and _is_real(base):
-                return NONNEGATIVE
-            if base_sign == NONNEGATIVE and n.is_positive:
-                return NONNEGATIVE
-            return UNKNOWN
-        case ir.Substitution(expr=inner):
-            # A sign valid for every value of the atoms is valid at this point too.
-            return sign(inner)
-        case ir.Defined():
-            return sign(e.definition())
-    return UNKNOWN
-
-
-def _is_real(e: ir.Expr) -> bool:
-    if isinstance(e, ir.Const):
-        return bool(e.value.is_real)
-    return all(_is_real(c) for c in e.children() if c.kind == "scalar")
-
-
-def _factors(v: ir.Expr) -> list[ir.Expr]:
-    """The Hadamard factors of a vector, with the ones vector dropped."""
-    if isinstance(v, ir.Hadamard):
-        return _factors(v.left) + _factors(v.right)
-    return [] if isinstance(v, ir.Ones) else [v]
-
-
-def _pairs_up(factors: list[ir.Expr]) -> bool:
-    remaining = list(factors)
-    while remaining:
-        first = remaining.pop()
-        if first not in remaining:
-            return False
-        remaining.remove(first)
-    return True
+__all__ = ["ByLemma", "Derivation", "Lemma", "Step", "by_lemma", "prove_inequality", "sign"]
 
 
 def prove_inequality(
@@ -117,22 +55,30 @@ def prove_inequality(
 
 
 # ---------------------------------------------------------------------------------------
-# Lemmas: standard facts cited, not re-proved, and applied to proved premises
+# Lemmas: standard facts cited, not re-proved, applied as schemas to proved premises
+
+#: A lemma's schema: given the claim's statement and assumptions, the application (with its
+#: premises already PROVED) and the general engine, it decides whether the lemma's
+#: conclusion, instantiated from the premises, is the statement, and whether every side
+#: condition holds. It never trusts the application's words.
+Schema = Callable[[ir.Relation, tuple[ir.Assumption, ...], "ByLemma", GeneralEngine], Outcome]
 
 
 @dataclass(frozen=True)
 class Lemma:
-    """A standard mathematical fact that lnsym cites rather than proves.
+    """A standard mathematical fact that lnsym cites rather than proves, as a schema.
 
     Args:
         id: a short identifier, e.g. ``"spectral-norm"``.
         statement: the fact in words.
         citation: where it is proved.
+        schema: matches the fact's conclusion against a claim (see :data:`Schema`).
     """
 
     id: str
     statement: str
     citation: str
+    schema: Schema = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -140,19 +86,39 @@ class ByLemma:
     """A proof of a claim by a lemma whose hypotheses are other claims.
 
     The checker proves every premise first; the claim counts as proved only when every
-    premise is PROVED. ``how`` says how the conclusion follows.
+    premise is PROVED *and* the lemma's schema matches the claim (conclusion and side
+    conditions). ``how`` is shown to readers; it is never trusted.
+
+    Args:
+        lemma: the lemma.
+        premises: the claims it is applied to.
+        how: a sentence for readers.
+        witnesses: expressions the schema checks and uses (e.g. each constraint vector of an
+            eigenvector family written as a combination of explicit eigenvectors).
+        nonzero: for an eigenvalue attained on an explicit vector e, an expression equal to
+            ‖e‖² that the sign rules show positive.
     """
 
     lemma: Lemma
     premises: tuple[Any, ...]  # lnsym.claims.Claim objects
     how: str = ""
+    witnesses: tuple[ir.Expr, ...] = ()
+    nonzero: ir.Expr | None = None
 
 
-def by_lemma(lemma: Lemma, *premises: Any, how: str = "") -> ByLemma:
-    """Prove a claim from ``premises`` (claims) by ``lemma``."""
+def by_lemma(
+    lemma: Lemma,
+    *premises: Any,
+    how: str = "",
+    witnesses: Iterable[ir.Expr] = (),
+    nonzero: ir.Expr | None = None,
+) -> ByLemma:
+    """Prove a claim from ``premises`` (claims) by ``lemma``; see :class:`ByLemma`."""
+    if not isinstance(lemma, Lemma):
+        raise ExpressionError(f"{lemma!r} is not a Lemma")
     if not premises:
         raise ExpressionError(f"applying {lemma.id} needs at least one premise")
-    return ByLemma(lemma, tuple(premises), how)
+    return ByLemma(lemma, tuple(premises), how, tuple(witnesses), nonzero)
 
 
 # ---------------------------------------------------------------------------------------

@@ -170,7 +170,7 @@ def test_jvp_agrees_with_sympy_diff_at_rational_points(engine, seed):
     scalars_at = {eps: sympy.Rational(rng.randint(1, 9), 7)}
     f = dot(g, layer_norm(z, gamma, beta)) * var(z + gamma)
     ours = instantiate(engine.form(jvp(f, z, h)), point, scalars_at)
-    t = sympy.Symbol("t")
+    t = sympy.Symbol("t", real=True)
     moved = dict(point, z=[zi + t * hi for zi, hi in zip(point["z"], point["h"], strict=True)])
     along = instantiate(engine.form(f), moved, scalars_at)
     reference = sympy.diff(along, t).subs(t, 0)

@@ -8,7 +8,8 @@ import sympy
 from lnsym import Eq, Le, center, core, d, dot, eps, jvp, mean, norm, scalar, var, vector
 from lnsym.errors import ExpressionError
 from lnsym.general import GeneralEngine
-from lnsym.proof import NONNEGATIVE, POSITIVE, UNKNOWN, Derivation, Step, prove_inequality, sign
+from lnsym.proof import Derivation, Step, prove_inequality
+from lnsym.signs import NONNEGATIVE, POSITIVE, UNKNOWN, sign
 
 z, h, a = vector("z"), vector("h"), vector("a")
 c = scalar("c")

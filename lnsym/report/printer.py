@@ -56,7 +56,7 @@ _Q = ir.Var(INPUT)
 _Q_PLUS_EPS = ir.ScalarSum((_Q, _EPS))
 _U = Core(INPUT, _EPS)
 _Y = LayerNorm(INPUT, GAIN, BIAS, _EPS)
-_S = sympy.Symbol("s")
+_S = sympy.Symbol("s", positive=True)
 
 
 def _ir_precedence(e: Any) -> int:
