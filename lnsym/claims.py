@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lnsym import expr as ir
@@ -269,20 +269,27 @@ def _general(claim: Claim, checker: Checker) -> Evidence:
 
 
 def _lemma(claim: Claim, checker: Checker) -> Evidence:
-    """Prove a claim from a cited lemma once every premise is PROVED."""
+    """Prove a claim from a cited lemma: every premise PROVED, and the lemma's schema
+    matching the claim (its conclusion is the statement, its side conditions hold)."""
     start = time.perf_counter()
     application = claim.proof
     assert application is not None
     results = [checker.check(premise) for premise in application.premises]
     ids = [r.claim.id for r in results]
-    data = {"lemma": application.lemma.id, "citation": application.lemma.citation, "premises": ids}
+    lemma = application.lemma
+    data = {"lemma": lemma.id, "citation": lemma.citation, "premises": ids}
     weak = [f"{r.claim.id} is {r.verdict}" for r in results if r.verdict != "PROVED"]
     if weak:
-        detail = f"{application.lemma.id} not applicable: premise " + ", ".join(weak)
+        detail = f"{lemma.id} not applicable: premise " + ", ".join(weak)
+        return Evidence("lemma", "not proved", detail, time.perf_counter() - start, data)
+    applied = lemma.schema(claim.statement, claim.assumptions, application, checker.general)
+    if not applied.proved:
+        detail = f"{lemma.id}: {applied.detail}"
         return Evidence("lemma", "not proved", detail, time.perf_counter() - start, data)
     detail = (
-        f"by {application.lemma.id} ({application.lemma.citation}) from the proved premises "
+        f"by {lemma.id} ({lemma.citation}) from the proved premises "
         + ", ".join(ids)
+        + f"; {applied.detail}"
         + (f": {application.how}" if application.how else "")
     )
     return Evidence("lemma", "proved", detail, time.perf_counter() - start, data)
@@ -328,16 +335,28 @@ class Checker:
 
     def _check(self, claim: Claim) -> Result:
         start = time.perf_counter()
+        contradiction = inconsistency(claim.assumptions)
+        if contradiction is not None:
+            # Anything follows from contradictory hypotheses: no engine may run on them.
+            reason = f"assumptions are inconsistent: {contradiction}"
+            evidence = (Evidence("assumptions", "error", reason, 0.0),)
+            return Result(claim, "ERROR", evidence, time.perf_counter() - start, reason)
         deadline = None if self.options.timeout is None else start + self.options.timeout
-        evidence: list[Evidence] = []
+        evidence_list: list[Evidence] = []
         for name in self.options.engines:
             if name == "general" and claim.proof is not None:
                 name = "lemma"  # the lemma's premises are proved by the general engine
             remaining = None if deadline is None else deadline - time.perf_counter()
-            evidence.append(self._run(name, claim, remaining))
-        verdict, reason, counterexample = combine(evidence)
+            evidence_list.append(self._run(name, claim, remaining))
+        evidence_list = _confirm(claim, evidence_list, deadline)
+        verdict, reason, counterexample = combine(evidence_list)
         return Result(
-            claim, verdict, tuple(evidence), time.perf_counter() - start, reason, counterexample
+            claim,
+            verdict,
+            tuple(evidence_list),
+            time.perf_counter() - start,
+            reason,
+            counterexample,
         )
 
     def _run(self, name: str, claim: Claim, remaining: float | None) -> Evidence:
@@ -358,8 +377,9 @@ class Checker:
             return Evidence(
                 name, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - start
             )
-        except (ArithmeticError, ValueError, TypeError, RecursionError) as exc:
-            # An engine failure is a verdict of ERROR with its reason, not a crash of the run.
+        except Exception as exc:  # noqa: BLE001 — any engine failure, never Ctrl-C or exit
+            # An engine failure is this engine's ERROR evidence for this claim only, not a
+            # crash of the run that would lose every other result.
             return Evidence(
                 name, "error", f"internal {type(exc).__name__}: {exc}", time.perf_counter() - start
             )
@@ -399,10 +419,20 @@ def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | No
     refuting = by_outcome.get("counterexample", [])
     exact_refutations = [e for e in refuting if e.data.get("exact")]
     if exact_refutations:
-        counterexample = exact_refutations[0].data.get("counterexample")
-        if proved:
+        first = exact_refutations[0]
+        counterexample = first.data.get("counterexample")
+        if proved and not any(e.data.get("rechecked") for e in exact_refutations):
             return "ERROR", "engines disagree: proved symbolically, refuted exactly", counterexample
-        return "REFUTED", exact_refutations[0].detail, counterexample
+        if proved:
+            # The claim was evaluated exactly at the point: it is false, so the proof is not.
+            provers = ", ".join(e.engine for e in proved)
+            return (
+                "REFUTED",
+                f"{first.detail} (engines disagree: the {provers} engine's proof is contradicted "
+                "by this exactly re-checked counterexample — a bug in that engine)",
+                counterexample,
+            )
+        return "REFUTED", first.detail, counterexample
     if refuting:
         return (
             "ERROR",
@@ -419,6 +449,106 @@ def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | No
         return "TIMEOUT", by_outcome["timeout"][0].detail, None
     reasons = "; ".join(f"{e.engine}: {e.detail}" for e in evidence) or "no engine ran"
     return "ERROR", "undecided — " + reasons, None
+
+
+def inconsistency(assumptions: Sequence[ir.Assumption]) -> str | None:
+    """Why ``assumptions`` cannot all hold, or None when no contradiction is found.
+
+    Decided here: two different fixed dimensions; a fixed dimension below a lower bound; a
+    non-constant vector where the dimension is fixed to 1 (every vector of ℝ¹ is constant).
+    Centered, orthogonal and non-constant atoms can always be realized together once d
+    exceeds the number of atoms (mutually orthogonal vectors ⊥ 1), so with no fixed
+    dimension nothing else can contradict; at a small fixed d some combinations do
+    (e.g. d = 2 with two centered, orthogonal, non-constant atoms) and are not detected.
+
+    >>> from lnsym import dimension, dimension_at_least, nonconstant, vector
+    >>> inconsistency([dimension(2), dimension_at_least(3)])
+    'dimension(2) contradicts dimension_at_least(3)'
+    >>> inconsistency([nonconstant(vector("z")), dimension(1)])
+    'nonconstant(z) needs d ≥ 2, but dimension(1) fixes d = 1'
+    >>> inconsistency([dimension(3), dimension_at_least(2)]) is None
+    True
+    """
+    fixed = sorted({a.value for a in assumptions if isinstance(a, ir.FixedDimension)})
+    if len(fixed) > 1:
+        return f"dimension({fixed[0]}) contradicts dimension({fixed[1]})"
+    if not fixed:
+        return None
+    low = max((a.value for a in assumptions if isinstance(a, ir.MinDimension)), default=1)
+    if fixed[0] < low:
+        return f"dimension({fixed[0]}) contradicts dimension_at_least({low})"
+    nonconstant = sorted(a.atom.name for a in assumptions if isinstance(a, ir.Nonconstant))
+    if nonconstant and fixed[0] < 2:
+        return f"nonconstant({nonconstant[0]}) needs d ≥ 2, but dimension(1) fixes d = 1"
+    return None
+
+
+def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> list[Evidence]:
+    """Re-check every exact counterexample before it may refute the claim.
+
+    The claim is evaluated afresh, exactly, at the reported point (assumptions included);
+    a counterexample that does not survive becomes its engine's error evidence. If none
+    survives, a numeric engine's violating sample is evaluated exactly too, and added as
+    an exact counterexample when the violation is real there.
+    """
+    from lnsym.concrete import promote, recheck  # imported when first used
+
+    out: list[Evidence] = []
+    confirmed = False
+    for e in evidence:
+        if e.outcome == "counterexample" and e.data.get("exact"):
+            start = time.perf_counter()
+            found, how = _within(deadline, recheck, claim, e.data.get("counterexample") or {})
+            spent = time.perf_counter() - start
+            if found is None:
+                data = {**e.data, "exact": False, "recheck_failed": how}
+                detail = (
+                    f"its counterexample did not survive the exact re-check ({how}): {e.detail}"
+                )
+                e = Evidence(e.engine, "error", detail, e.seconds + spent, data)
+            else:
+                e = replace(e, data={**e.data, "rechecked": how}, seconds=e.seconds + spent)
+                confirmed = True
+        out.append(e)
+    if confirmed:
+        return out
+    for e in evidence:
+        sample = e.data.get("sample")
+        if e.outcome == "counterexample" and not e.data.get("exact") and sample:
+            start = time.perf_counter()
+            found, how = _within(deadline, promote, claim, sample)
+            if found is not None:
+                detail = f"{e.engine} sample made exact: {_point(found)} ({how})"
+                data = {"exact": True, "counterexample": found, "rechecked": how, "from": e.engine}
+                out.append(
+                    Evidence("exact", "counterexample", detail, time.perf_counter() - start, data)
+                )
+                break
+    return out
+
+
+def _within(
+    deadline: float | None, check_point: Callable[..., tuple[Any, str]], *args: Any
+) -> tuple[Any, str]:
+    """Run an exact re-check within what is left of the claim's budget; never raise."""
+    remaining = None if deadline is None else deadline - time.perf_counter()
+    if remaining is not None and remaining <= 0:
+        return None, "the claim's budget was used up"
+    try:
+        with time_budget(remaining):
+            return check_point(*args)
+    except BudgetExceeded:
+        return None, "the claim's budget ran out during the re-check"
+    except Exception as exc:  # noqa: BLE001 — a failed re-check confirms nothing
+        return None, f"internal {type(exc).__name__}: {exc}"
+
+
+def _point(counterexample: dict[str, Any]) -> str:
+    """``d = 2, z = (0, 3), c = 1/2: lhs = 9/4, rhs = 1``."""
+    parts = [f"d = {counterexample['d']}"]
+    parts += [f"{a} = ({', '.join(v)})" for a, v in counterexample["vectors"].items()]
+    parts += [f"{name} = {v}" for name, v in counterexample["scalars"].items()]
+    return f"{', '.join(parts)}: lhs = {counterexample['lhs']}, rhs = {counterexample['rhs']}"
 
 
 def check(

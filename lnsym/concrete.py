@@ -1,6 +1,7 @@
 """The concrete engine: the IR at a fixed dimension d, with SymPy's own calculus and exact checks.
 
-A vector atom ``z`` becomes the real symbols z_1, …, z_d (or numbers at a point), ``ones`` the
+A vector atom ``z`` becomes d real coordinates (or numbers at a point) — Dummy symbols inside
+checks, so that no user scalar (``z_1`` is a valid name) can be one of them — ``ones`` the
 all-ones tuple and ``lnsym.d`` the integer d; scalar constants stay SymPy expressions and
 defined nodes (mean, var, center, norm, core, layer norm) expand through ``definition()``.
 
@@ -36,10 +37,25 @@ false ones — and false claims are what a checker must reject fast):
 
 A failing identity is refuted by an exact counterexample at the smallest failing d: the first
 point in order of size (entries 0, 1, −1, 2, …; ε and positive scalars 1, 2, 1/2, 3, …) that
-satisfies the assumptions and violates the claim. Inequalities hold only through their
-certificate (identity exact at every d, every term nonnegative by :func:`lnsym.proof.sign`);
-otherwise they are searched for a violation and at best called consistent. So are operator
-norms, which are evaluated only at exact points (eigenvalues of JᵀJ).
+satisfies the assumptions and violates the claim.
+
+An inequality is always checked by its own means, since a certificate's signs come from
+:func:`lnsym.proof.sign`, the general engine's rules: it is evaluated exactly at small points,
+then at adversarial ones (:func:`_adversarial`: fractions, negatives, the claim's constants
+and values just beside them, large and tiny magnitudes, spiky and nearly constant vectors),
+then at random ones, and refuted by the first violation. The certificate terms are evaluated
+at the same points; one that is negative or not real where the sides are defined shows the
+certificate wrong. Only without either may a certificate whose identity holds exactly at
+every d (every term nonnegative by the sign rules) make the inequality "holds"; otherwise it
+is at best consistent. So are operator norms, evaluated only at exact points.
+
+The IR is real: a point where a value is not real (a root of a negative number — SymPy's
+principal (−8)^(1/3) is 1 + √3·i) or not finite is outside the claim's domain and skipped,
+like one with a zero denominator. A dimension where every point tried is undefined (1/(d − 1)
+at d = 1) is skipped and noted; only a claim undefined at every d is an error. A claim
+without vectors is also tried at large d, where d is just a number. :func:`recheck`
+evaluates a claim afresh at a reported counterexample, which the checker does before any
+refutation; :func:`promote` makes a numeric engine's violating sample exact.
 
 >>> from lnsym import vector, core, Eq, eps, jvp, ones
 >>> z = vector("z")
@@ -54,8 +70,10 @@ Matrix([[-1, 0, 1]])
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -83,6 +101,8 @@ Value: TypeAlias = sympy.Expr | tuple[sympy.Expr, ...]
 
 #: Random points draw integers from [−N, N] (positive quantities from [1, N]).
 SAMPLE_RANGE = 10**15
+#: Symbols in exponents take values in [−SMALL_EXPONENT, SMALL_EXPONENT] at random points.
+SMALL_EXPONENT = 6
 #: Random points per dimension for a random-rational check.
 POINTS = 2
 #: Limits of the counterexample search per dimension (deterministic, not timed).
@@ -95,6 +115,11 @@ SYMBOLIC_WORK = 50_000
 SPOT_CHECKS = 2
 
 _ZERO, _ONE = sympy.Integer(0), sympy.Integer(1)
+
+
+class _Undefined(DomainError):
+    """The claim has no (real) value at this point: a zero denominator, a non-integer power
+    of a negative number. Such a point is skipped, never a failure of the check."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -229,11 +254,14 @@ class _Evaluator:
                 return sympy.Add(*(self._sca(t) for t in terms))
             case ir.ScalarProduct(factors=factors):
                 return sympy.Mul(*(self._sca(f) for f in factors))
-            case ir.Power(base=base, exponent=n):
+            case ir.Power(base=base, exponent=exponent):
                 value = self._sca(base)
-                if self.radicands is not None and n.is_Rational and n.q == 2:
+                n = exponent.xreplace(self.scalars)
+                if not n.is_Integer:
                     at_zero = {t: _ZERO for t in self.perturbations + self.generic}
-                    self.radicands.append(value.xreplace(at_zero))
+                    self._check_real_power(value.xreplace(at_zero), n)
+                    if self.radicands is not None and n.is_Rational and n.q == 2:
+                        self.radicands.append(value.xreplace(at_zero))
                 return self._abbreviate(value**n)
             case ir.Substitution(expr=inner, target=target, value=bound):
                 if isinstance(target, ir.VectorAtom):
@@ -252,6 +280,21 @@ class _Evaluator:
             case ir.Defined():
                 return self.value(e.definition())
         raise UnsupportedError(f"the concrete engine cannot evaluate {type(e).__name__}")
+
+    @staticmethod
+    def _check_real_power(base: sympy.Expr, n: sympy.Expr) -> None:
+        """Refuse a non-integer power of a negative (or non-real) number: the IR is real, and
+        SymPy's principal root of a negative number is not (√−1, (−8)^(1/3) = 1 + √3·i).
+
+        Raises:
+            _Undefined: at such a point (symbolic bases are left alone).
+        """
+        if base.free_symbols or not base.is_number:
+            return
+        if not n.is_real:
+            raise _Undefined(f"the exponent {n} is not real")
+        if _sign(base) < 0:
+            raise _Undefined(f"the power {n} of the negative number {base}")
 
     def _vec(self, e: ir.Expr) -> tuple[sympy.Expr, ...]:
         return self.value(e)
@@ -343,7 +386,27 @@ class _Evaluator:
 
 
 def _coordinates(name: str, d: int) -> tuple[sympy.Symbol, ...]:
-    return tuple(sympy.Symbol(f"{name}_{i}", real=True) for i in range(1, d + 1))
+    """The coordinates of the atom ``name`` inside a check: Dummy symbols, which no user
+    scalar can equal (a user scalar named ``z_1`` stays distinct from the first coordinate
+    of z; the IR refuses Dummy symbols in constants)."""
+    return tuple(sympy.Dummy(f"{name}_{i}", real=True) for i in range(1, d + 1))
+
+
+def _named_coordinates(name: str, d: int, taken: set[str]) -> tuple[sympy.Symbol, ...]:
+    """Readable coordinates z_1, …, z_d for :func:`instantiate` and :func:`jacobian`.
+
+    Raises:
+        ExpressionError: when a scalar of the expression has one of these names, which
+            would silently make it that coordinate.
+    """
+    symbols = tuple(sympy.Symbol(f"{name}_{i}", real=True) for i in range(1, d + 1))
+    clash = sorted(s.name for s in symbols if s.name in taken)
+    if clash:
+        raise ExpressionError(
+            f"the scalar {clash[0]} has the name of a coordinate of the vector {name}: "
+            f"give {name} a value or rename the scalar"
+        )
+    return symbols
 
 
 def _number(x: Any) -> sympy.Expr:
@@ -394,8 +457,11 @@ def instantiate(
     z_1/2 + z_2/2
     """
     vectors, scalars = _bind(values, d)
-    for name in sorted(_free_variables(e)[0]):
-        vectors.setdefault(name, _coordinates(name, d))
+    atoms, symbols = _free_variables(e)
+    taken = {s.name for s in symbols}
+    for name in sorted(atoms):
+        if name not in vectors:
+            vectors[name] = _named_coordinates(name, d, taken)
     value = _Evaluator(d, vectors, scalars).value(e)
     return sympy.Matrix(value) if isinstance(value, tuple) else value
 
@@ -414,10 +480,14 @@ def jacobian(
     """
     vectors, scalars = _bind(values, d)
     point = vectors.pop(wrt.name, None)
-    coords = _coordinates(wrt.name, d)
+    atoms, symbols = _free_variables(e)
+    taken = {s.name for s in symbols}
+    # At a point the coordinates of wrt are only differentiated in: Dummy symbols.
+    coords = _named_coordinates(wrt.name, d, taken) if point is None else _coordinates(wrt.name, d)
     vectors[wrt.name] = coords
-    for name in sorted(_free_variables(e)[0]):
-        vectors.setdefault(name, _coordinates(name, d))
+    for name in sorted(atoms):
+        if name not in vectors:
+            vectors[name] = _named_coordinates(name, d, taken)
     value = _Evaluator(d, vectors, scalars).value(e)
     column = sympy.Matrix(value if isinstance(value, tuple) else [value])
     jac = column.jacobian(sympy.Matrix(coords))
@@ -442,6 +512,9 @@ def _free_variables(
                 atoms.add(name)
         case ir.Const(value=v):
             symbols |= {s for s in v.free_symbols if s != ir.d} - bound_symbols
+        case ir.Power(base=base, exponent=n):
+            atoms, symbols = _free_variables(base, bound_atoms, bound_symbols)
+            symbols |= {s for s in n.free_symbols if s != ir.d} - bound_symbols
         case ir.Substitution(expr=inner, target=target, value=bound):
             a, s = _free_variables(bound, bound_atoms, bound_symbols)
             if isinstance(target, ir.VectorAtom):
@@ -489,12 +562,26 @@ class _Problem:
     principal: ir.Expr | None
     #: Whether an operator norm occurs: it has a value only at numeric points.
     pointwise: bool = False
+    #: Further scalars evaluated at every point: the terms of an inequality's certificate.
+    extras: tuple[ir.Expr, ...] = ()
 
     @staticmethod
     def of(
-        lhs: ir.Expr, rhs: ir.Expr, relation: str, assumptions: Sequence[ir.Assumption]
+        lhs: ir.Expr,
+        rhs: ir.Expr,
+        relation: str,
+        assumptions: Sequence[ir.Assumption],
+        extras: Sequence[ir.Expr] = (),
     ) -> _Problem:
+        for n in (n for e in (lhs, rhs, *extras) for n in ir.walk(e)):
+            undefined = n.value.atoms(AppliedUndef) if isinstance(n, ir.Const) else set()
+            if undefined:
+                name = sorted(str(f.func) for f in undefined)[0]
+                raise UnsupportedError(f"the constant {n.value} uses the undefined function {name}")
         atoms, symbols = _free_variables(ir.add(lhs, ir.negate(rhs)))
+        for term in extras:
+            a, s = _free_variables(term)
+            atoms, symbols = atoms | a, symbols | s
         for a in assumptions:
             atoms |= {v.name for v in vars(a).values() if isinstance(v, ir.VectorAtom)}
         principal = _principal(lhs) or _principal(rhs)
@@ -509,7 +596,35 @@ class _Problem:
             tuple(assumptions),
             principal,
             any(isinstance(n, OperatorNorm) for side in (lhs, rhs) for n in ir.walk(side)),
+            tuple(extras),
         )
+
+    def nodes(self) -> list[ir.Expr]:
+        """Every node of both sides and of the extra terms."""
+        return [n for e in (self.lhs, self.rhs, *self.extras) for n in ir.walk(e)]
+
+    def constants(self) -> list[sympy.Rational]:
+        """The rational numbers written in the claim (where its boundaries tend to be)."""
+        found: set[sympy.Rational] = set()
+        for n in self.nodes():
+            if isinstance(n, ir.Const):
+                found |= {abs(r) for r in n.value.atoms(sympy.Rational) if 0 < abs(r) <= 10**12}
+        return sorted(found)
+
+    def exponents(self) -> set[sympy.Symbol]:
+        """Symbols in an exponent: they take small values only (2^(10¹⁵) is not computable)."""
+        found: set[sympy.Symbol] = set()
+        for n in self.nodes():
+            if isinstance(n, ir.Power):
+                found |= n.exponent.free_symbols
+            elif isinstance(n, ir.Const):
+                for p in n.value.atoms(sympy.Pow):
+                    found |= p.exp.free_symbols
+        return found
+
+    def scalar_only(self) -> bool:
+        """Whether no vector occurs: then d is just a number and any d is cheap to try."""
+        return not self.atoms and all(n.kind == "scalar" for n in self.nodes())
 
     def constraints(self, atom: str) -> list[str | None]:
         """Rows of the linear constraints on ``atom``: None for ⟨1, atom⟩ = 0, else a partner."""
@@ -943,44 +1058,122 @@ class _Point:
     square: sympy.Expr | None = None
 
 
+@dataclass
+class _Scan:
+    """What the points tried at one dimension showed, beyond a violation.
+
+    Attributes:
+        defined: points where both sides have a real value.
+        undefined: points where they do not (skipped).
+        term_failure: the first point where a certificate term was negative or had no real
+            value although both sides had one ("" if none): the certificate is wrong there.
+    """
+
+    defined: int = 0
+    undefined: int = 0
+    term_failure: str = ""
+
+
 def _evaluate(
-    problem: _Problem, point: _Point, radicands: list[sympy.Expr] | None = None
+    problem: _Problem,
+    point: _Point,
+    radicands: list[sympy.Expr] | None = None,
+    scan: _Scan | None = None,
 ) -> tuple[Value, Value] | None:
-    """Both sides at ``point``, or None where they are undefined (0 in a denominator, √−1)."""
+    """Both sides at ``point``, or None where they have no real value (0 in a denominator, a
+    root of a negative number). With ``scan``, the certificate terms are evaluated there too.
+
+    Raises:
+        UnsupportedError: for a value that is not a number (e.g. an undefined function).
+    """
     ev = _Evaluator(point.d, point.vectors, point.scalars, expand=True, radicands=radicands)
     try:
         sides = ev.value(problem.lhs), ev.value(problem.rhs)
-    except ZeroDivisionError:
-        return None
-    for side in sides:
-        for x in side if isinstance(side, tuple) else (side,):
-            if x.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo, sympy.I) or x.free_symbols:
-                return None
-    return sides
+        defined = all(_real(x) for side in sides for x in _entries(side))
+    except (ZeroDivisionError, _Undefined):
+        defined = False
+    if scan is not None:
+        if not defined:
+            scan.undefined += 1
+            return None
+        scan.defined += 1
+        if problem.extras and not scan.term_failure:
+            ev.radicands = None  # the terms' roots do not enter the claim's bound
+            scan.term_failure = _term_failure(problem, point, ev)
+    return sides if defined else None
+
+
+def _term_failure(problem: _Problem, point: _Point, ev: _Evaluator) -> str:
+    """Where a certificate term is negative or undefined at ``point`` ("" if none is)."""
+    for i, term in enumerate(problem.extras, 1):
+        try:
+            value = ev.value(term)
+            assert not isinstance(value, tuple)
+            bad = "" if _real(value) and _sign(value) >= 0 else f"= {_tidy(value)}"
+        except (ZeroDivisionError, _Undefined):
+            bad = "has no real value"
+        if bad:
+            return f"t{i} {bad} at {_where(point)}"
+    return ""
+
+
+def _entries(value: Value) -> tuple[sympy.Expr, ...]:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _real(x: sympy.Expr) -> bool:
+    """Whether an exact number is real and finite (False also for ∞ and NaN).
+
+    Raises:
+        UnsupportedError: for something that is not a number at all.
+    """
+    if x.is_Rational:
+        return True
+    if x.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        return False
+    if x.free_symbols or not x.is_number:
+        raise UnsupportedError(f"{x} has no numeric value at a point")
+    return not (x.has(sympy.I) or x.is_extended_real is False)
 
 
 def _sign(x: sympy.Expr) -> int:
-    """The sign of an exact real number (nonzero values by certified evalf, zero exactly)."""
+    """The sign of an exact real number (nonzero values by certified evalf, zero exactly).
+
+    Raises:
+        _Undefined: if ``x`` is not real.
+    """
     if x.is_Rational:
         return (x.p > 0) - (x.p < 0)
     try:
         approx = x.evalf(30, strict=True)
     except PrecisionExhausted:
         approx = _ZERO
+    if not approx.is_real:
+        real, imaginary = approx.as_real_imag()
+        if imaginary != 0:
+            raise _Undefined(f"{x} is not real")
+        approx = real
     if approx != 0:
         return 1 if approx > 0 else -1
     t = sympy.Dummy("x")
     if sympy.minimal_polynomial(x, t) == t:
         return 0
     approx = x.evalf(300, strict=True)
+    if not approx.is_real:
+        raise _Undefined(f"{x} is not real")
     return 1 if approx > 0 else -1
 
 
 def _violates(problem: _Problem, sides: tuple[Value, Value]) -> bool:
+    """Whether exact values of the two sides violate the relation (never where a difference
+    turns out not to be real: that point is outside the claim's domain)."""
     diffs = _differences(*sides)
-    if problem.relation == "le":
-        return _sign(diffs[0]) > 0
-    return any(_sign(x) != 0 for x in diffs)
+    try:
+        if problem.relation == "le":
+            return _sign(diffs[0]) > 0
+        return any(_sign(x) != 0 for x in diffs)
+    except _Undefined:
+        return False
 
 
 def _integer(k: int) -> sympy.Integer:
@@ -1029,6 +1222,102 @@ def _grid(problem: _Problem, d: int) -> Iterator[_Point]:
             return
 
 
+#: Values beside the integers of the grid: fractions, values just off 0 and ±1, large and
+#: tiny magnitudes (scalars that are not declared positive take the negatives too).
+_ADVERSARIAL_VALUES = tuple(
+    sympy.Rational(p, q)
+    for p, q in [
+        (1, 2), (1, 3), (3, 2), (2, 3), (1, 10), (1, 1000), (999, 1000), (1001, 1000),
+        (10, 1), (1000, 1), (1, 10**6), (10**6, 1), (5, 2), (1, 4),
+    ]
+)  # fmt: skip
+#: Offsets of the claim's own constants k tried as well: k, k ± 1/1000, k ± 1, k/2, 2k.
+_NEAR = (
+    (1, 0), (1, sympy.Rational(-1, 1000)), (1, sympy.Rational(1, 1000)), (1, -1), (1, 1),
+    (sympy.Rational(1, 2), 0), (2, 0),
+)  # fmt: skip
+#: Adversarial points per dimension for an inequality (or an undecided equality).
+ADVERSARIAL_POINTS = 48
+#: An inequality's search in the dimensions between the two smallest and the largest
+#: (where violations concentrate) is lighter: this many grid and adversarial points.
+LIGHT_SEARCH = (12, 12)
+#: Dimensions beyond max_d tried for claims without vectors, where d is just a number.
+LARGE_DIMENSIONS = (10, 16, 64, 100, 1000, 10**4, 10**6, 10**9)
+
+
+def _pools(problem: _Problem) -> tuple[list[sympy.Rational], list[sympy.Rational]]:
+    """Values to try for real scalars and vector entries, and for positive scalars."""
+    positive = list(_ADVERSARIAL_VALUES)
+    for k in problem.constants():
+        positive += [k * a + b for a, b in _NEAR if k * a + b > 0]
+    positive = list(dict.fromkeys(positive))
+    real = [x for v in positive for x in (v, -v)] + [_ZERO, _ONE, -_ONE]
+    return list(dict.fromkeys(real)), positive
+
+
+def _pattern(i: int, d: int, pool: Sequence[sympy.Rational], rng: random.Random) -> list:
+    """Entries of an adversarial vector: random, a spike, constant, nearly constant, two
+    blocks, or a large offset (kinds cycle with ``i``)."""
+    x, y = rng.choice(pool), rng.choice(pool)
+    kind = i % 6
+    if kind == 0:
+        return [rng.choice(pool) for _ in range(d)]
+    if kind == 1:
+        out = [_ZERO] * d
+        out[rng.randrange(d)] = x
+        return out
+    if kind == 2:
+        return [x] * d
+    if kind == 3:
+        return [x] * (d - 1) + [x + sympy.Rational(1, 1000)]
+    if kind == 4:
+        return [x] * (d // 2) + [y] * (d - d // 2)
+    return [1000 + rng.choice(pool) for _ in range(d)]
+
+
+def _adversarial(problem: _Problem, d: int, rng: random.Random) -> Iterator[_Point]:
+    """Points built from fractions, negatives, boundary values (the claim's constants and
+    values just beside them), large and tiny magnitudes, and structured vectors.
+
+    The first points give every scalar the same value in turn (so that a one-scalar claim
+    meets each value of the pool); later ones mix values at random.
+    """
+    real, positive = _pools(problem)
+    small = problem.exponents()
+    pools = {
+        s: [v for v in (positive if s.is_positive else real) if s not in small or abs(v) <= 10]
+        for s in problem.symbols
+    }
+    for i in range(4 * ADVERSARIAL_POINTS):
+        diagonal = i < len(real)
+        scalars = {
+            s: pool[i % len(pool)] if diagonal else rng.choice(pool) for s, pool in pools.items()
+        }
+        vectors = {a: tuple(_pattern(i + j, d, real, rng)) for j, a in enumerate(problem.atoms)}
+        constrained = _constrain(problem, vectors, d)
+        if constrained is not None and _assumptions_hold(problem, constrained):
+            yield _Point(d, constrained, scalars)
+
+
+def _large_dimensions(problem: _Problem, max_d: int) -> list[int]:
+    """Dimensions beyond ``max_d`` worth trying when no vector occurs: a few large ones and
+    those next to the claim's integer constants (where a bound such as d ≤ 999 fails)."""
+    found = set(LARGE_DIMENSIONS)
+    for k in problem.constants():
+        if k.is_Integer:
+            found |= {int(k) - 1, int(k), int(k) + 1}
+    return [k for k in sorted(found) if k > max_d and _admissible(problem.assumptions, k)]
+
+
+def _admissible(assumptions: Sequence[ir.Assumption], d: int) -> bool:
+    """Whether the dimension assumptions allow ``d`` (as :func:`lnsym.expr.dimensions`)."""
+    return all(
+        d >= a.value if isinstance(a, ir.MinDimension) else d == a.value
+        for a in assumptions
+        if isinstance(a, ir.MinDimension | ir.FixedDimension)
+    )
+
+
 def _random_point(problem: _Problem, d: int, rng: random.Random, size: int) -> _Point | None:
     """A random point (entries in [−size, size]) satisfying the assumptions, or None.
 
@@ -1040,8 +1329,11 @@ def _random_point(problem: _Problem, d: int, rng: random.Random, size: int) -> _
     constrained = _constrain(problem, vectors, d)
     if constrained is None or not _assumptions_hold(problem, constrained):
         return None
+    small = problem.exponents()
     scalars = {
-        s: sympy.Integer(rng.randint(1 if s.is_positive else -size, size)) for s in problem.symbols
+        s: sympy.Integer(rng.randint(1 if s.is_positive else -limit, limit))
+        for s in problem.symbols
+        for limit in [min(size, SMALL_EXPONENT) if s in small else size]
     }
     if problem.principal is not None:
         q = _Evaluator(d, constrained, scalars, expand=True).value(ir.Var(problem.principal))
@@ -1062,7 +1354,8 @@ class DimensionCheck:
 
     Attributes:
         d: the dimension.
-        status: ``"holds"``, ``"consistent"`` (exact samples only) or ``"counterexample"``.
+        status: ``"holds"``, ``"consistent"`` (exact samples only), ``"counterexample"``,
+            or ``"undefined"`` (no point tried had a real value: the dimension is skipped).
         method: ``"symbolic"``, ``"random-rational"`` or ``"samples"``.
         samples: exact points evaluated.
         bound: for ``random-rational``, the probability that a false identity passed.
@@ -1083,24 +1376,35 @@ class DimensionCheck:
 
 
 def _search(
-    problem: _Problem, d: int, rng: random.Random, limit: int = GRID_EVALUATIONS
+    problem: _Problem,
+    d: int,
+    rng: random.Random,
+    limit: int = GRID_EVALUATIONS,
+    adversarial: int = 0,
+    scan: _Scan | None = None,
 ) -> tuple[DimensionCheck | None, int]:
-    """Look for a violation: ``limit`` small points in order of size, then moderate random ones.
+    """Look for a violation: ``limit`` small points in order of size, then ``adversarial``
+    points (:func:`_adversarial`), then moderate random ones.
 
     Returns the first violation found (or None) and the number of points evaluated. A
     violation among the random points prompts the full search of small points first.
+    Undefined points are skipped (and counted in ``scan``).
     """
+    scan = scan if scan is not None else _Scan()
     evaluated = 0
-    for point in _grid(problem, d):
-        sides = _evaluate(problem, point)
+    ordered = itertools.chain(
+        itertools.islice(_grid(problem, d), limit),
+        itertools.islice(_adversarial(problem, d, rng), adversarial),
+    )
+    for point in ordered:
+        sides = _evaluate(problem, point, scan=scan)
         evaluated += 1
         if sides is not None and _violates(problem, sides):
             return DimensionCheck(d, "counterexample", "samples", evaluated, 0.0, point, sides), 0
-        if evaluated >= limit:
-            break
-    for _ in range(min(MODERATE_POINTS, limit)):
+    moderate = MODERATE_POINTS if limit >= GRID_EVALUATIONS else min(limit, 4)
+    for _ in range(moderate):
         drawn = _random_point(problem, d, rng, 9)
-        sides = None if drawn is None else _evaluate(problem, drawn)
+        sides = None if drawn is None else _evaluate(problem, drawn, scan=scan)
         evaluated += 1
         if drawn is not None and sides is not None and _violates(problem, sides):
             if limit < GRID_EVALUATIONS:  # the claim is false: look for a smaller point
@@ -1112,13 +1416,17 @@ def _search(
     return None, evaluated
 
 
-def _random_rational(problem: _Problem, d: int, rng: random.Random, points: int) -> DimensionCheck:
+def _random_rational(
+    problem: _Problem, d: int, rng: random.Random, points: int, scan: _Scan | None = None
+) -> DimensionCheck:
     """Evaluate at ``points`` large random points.
 
     Returns a counterexample, or for an equality "holds" with the probability that a false
     identity passes every point — "consistent" when no such bound applies (no degree bound,
-    or square roots that cannot be certified independent) and for an inequality.
+    or square roots that cannot be certified independent) and for an inequality; "undefined"
+    when no point drawn had a real value.
     """
+    scan = scan if scan is not None else _Scan()
     note = ""
     try:
         degree, root_degree = _degrees(problem)
@@ -1130,10 +1438,15 @@ def _random_rational(problem: _Problem, d: int, rng: random.Random, points: int)
     while done < points:
         attempts += 1
         if attempts > 50 * points:
-            raise DomainError(f"the claim is undefined at every random point tried at d = {d}")
+            if not done:
+                return DimensionCheck(
+                    d, "undefined", "random-rational", note="undefined at every point tried"
+                )
+            note = note or "the claim is undefined at most random points"
+            break
         point = _random_point(problem, d, rng, SAMPLE_RANGE)
         radicands: list[sympy.Expr] = []
-        sides = None if point is None else _evaluate(problem, point, radicands)
+        sides = None if point is None else _evaluate(problem, point, radicands, scan)
         if point is None or sides is None:
             continue  # a denominator vanished: redraw (accounted for in the bound)
         done += 1
@@ -1152,9 +1465,21 @@ def _random_rational(problem: _Problem, d: int, rng: random.Random, points: int)
 
 
 def _check(
-    problem: _Problem, d: int, rng: random.Random, symbolic_up_to: int, points: int
+    problem: _Problem,
+    d: int,
+    rng: random.Random,
+    symbolic_up_to: int,
+    points: int,
+    scan: _Scan | None = None,
+    search: tuple[int, int] = (GRID_EVALUATIONS, ADVERSARIAL_POINTS),
 ) -> DimensionCheck:
-    """Decide ``problem`` at dimension ``d``; see the module docstring for the strategy."""
+    """Decide ``problem`` at dimension ``d``; see the module docstring for the strategy.
+
+    An inequality is searched for a violation at ``search`` = (small, adversarial) points and
+    a few random ones (its certificate, if any, is checked separately by :func:`evidence`);
+    ``scan`` records what the points showed.
+    """
+    scan = scan if scan is not None else _Scan()
     too_large = False
     if problem.relation == "eq" and d <= symbolic_up_to and not problem.pointwise:
         try:
@@ -1162,23 +1487,39 @@ def _check(
                 return DimensionCheck(d, "holds", "symbolic")
         except _TooLarge:
             too_large = True
-        except UnsupportedError:
-            pass  # e.g. an operator norm: exact points still decide
-    if problem.relation == "le":  # no identity to test: search for a violation first
-        found, n = _search(problem, d, rng)
+        except (UnsupportedError, DomainError):
+            pass  # e.g. an operator norm, or a vanishing denominator: exact points decide
+    if problem.relation == "le":  # no identity to test: search for a violation
+        found, n = _search(problem, d, rng, search[0], search[1], scan)
         if found is not None:
             return found
-        sampled = _random_rational(problem, d, rng, points)
-        return replace(sampled, samples=n + sampled.samples)
-    sampled = _random_rational(problem, d, rng, points)
+        sampled = _random_rational(problem, d, rng, points, scan)
+        if sampled.status == "counterexample":
+            return sampled
+        return _undecided(d, scan, n + sampled.samples, sampled.note)
+    sampled = _random_rational(problem, d, rng, points, scan)
     if sampled.status == "holds":
         return replace(sampled, too_large=too_large)
     # False, or not decided by random points: look for the smallest violating point.
     false = sampled.status == "counterexample"
-    found, n = _search(problem, d, rng, GRID_EVALUATIONS if false else SPOT_CHECKS)
+    undefined = sampled.status == "undefined"
+    limit = GRID_EVALUATIONS if false or undefined else SPOT_CHECKS
+    found, n = _search(
+        problem, d, rng, limit, adversarial=ADVERSARIAL_POINTS if undefined else 0, scan=scan
+    )
     if found is not None or false:
         return found or sampled
+    if undefined:
+        note = "the claim is undefined at every random point; small points agree"
+        return _undecided(d, scan, n, note)
     return replace(sampled, samples=n + sampled.samples)
+
+
+def _undecided(d: int, scan: _Scan, samples: int, note: str) -> DimensionCheck:
+    """Consistent after exact samples without a violation; undefined if none had a value."""
+    if not scan.defined:
+        return DimensionCheck(d, "undefined", "samples", samples, note="undefined at every point")
+    return DimensionCheck(d, "consistent", "samples", samples, note=note)
 
 
 def check_dimension(
@@ -1217,6 +1558,19 @@ def check_dimension(
 def evidence(claim: Claim, *, max_d: int = 8, seed: int = 0, symbolic_up_to: int = 8) -> Evidence:
     """Check ``claim`` exactly at every d in 1..``max_d`` allowed by its assumptions.
 
+    A claim without vectors is also tried at a few larger d (:data:`LARGE_DIMENSIONS` and
+    next to its integer constants), where d is just a number.
+
+    An inequality is always searched for a violation by its own means — integer points in
+    order of size, then fractions, negatives, boundary values and large magnitudes, then
+    random points — and every term of its certificate is evaluated at the same points. Its
+    outcome is "holds" only if no violation was found, no term was negative or undefined at
+    a point where the sides are defined, and the identity rhs − lhs = Σ tₖ holds exactly at
+    every d with every tₖ ≥ 0 by the sign rules.
+
+    A dimension where every point tried is undefined (e.g. 1/(d − 1) at d = 1) is skipped
+    and noted in the evidence.
+
     Args:
         claim: the claim.
         max_d: the largest dimension checked.
@@ -1230,46 +1584,86 @@ def evidence(claim: Claim, *, max_d: int = 8, seed: int = 0, symbolic_up_to: int
 
     Raises:
         UnsupportedError: for constructs the engine cannot evaluate, or no admissible d.
-        DomainError: when the claim is undefined at every random point tried.
+        DomainError: when the claim is undefined at every point tried at every d.
     """
     start = time.perf_counter()
     statement = claim.statement
     is_le = isinstance(statement, ir.Le)
-    problem = _Problem.of(statement.lhs, statement.rhs, "le" if is_le else "eq", claim.assumptions)
+    terms: tuple[ir.Expr, ...] = statement.certificate if isinstance(statement, ir.Le) else ()
+    relation = "le" if is_le else "eq"
+    problem = _Problem.of(statement.lhs, statement.rhs, relation, claim.assumptions, terms)
     # d = 1 has no non-constant vector: such a claim says nothing there.
     dims = [d for d in ir.dimensions(claim.assumptions, max_d) if problem.satisfiable(d)]
+    if problem.scalar_only():
+        dims += _large_dimensions(problem, max_d)
     if not dims:
         raise UnsupportedError(f"no dimension in 1..{max_d} satisfies the assumptions")
     identity, reason = _certificate(statement, claim.assumptions) if is_le else (problem, "")
 
     results: list[DimensionCheck] = []
+    undefined: list[int] = []
+    failure = ""  # the first point where a certificate term is negative or undefined
+    samples = 0
+    thorough = {*dims[:2], max(d for d in dims if d <= max_d)} if dims[0] <= max_d else set(dims)
     for d in dims:
         rng = random.Random(seed * 1_000_003 + d)
-        result = None
-        if identity is not None:
-            result = _check(identity, d, rng, symbolic_up_to, POINTS)
-            if is_le and result.status != "holds":
-                # A wrong certificate proves nothing; the inequality itself may still hold.
-                how = "fails" if result.status == "counterexample" else "is not exact"
-                reason = f"the certificate identity {how} at d = {d}"
-                identity, result = None, None
-        if result is None:
-            result = _check(problem, d, rng, symbolic_up_to, POINTS)
+        scan = _Scan()
+        search = (GRID_EVALUATIONS, ADVERSARIAL_POINTS) if d in thorough else LIGHT_SEARCH
+        result = _check(problem, d, rng, symbolic_up_to, POINTS, scan, search)
+        if result.status == "counterexample":
+            refuted = _refuted(problem, result, [r.d for r in results] + [d], start)
+            if undefined:
+                refuted.data["undefined_dimensions"] = undefined
+            return refuted
+        if result.status == "undefined":
+            undefined.append(d)
+            continue
         if result.too_large:  # larger d only grow: go straight to exact points
             symbolic_up_to = d - 1
-        if result.status == "counterexample":
-            return _refuted(problem, result, dims[: dims.index(d) + 1], start)
+        if is_le:
+            samples += result.samples
+            failure = failure or scan.term_failure
+            if identity is not None and not failure:
+                certified = _check(identity, d, rng, symbolic_up_to, POINTS)
+                if certified.too_large:
+                    symbolic_up_to = d - 1
+                if certified.status == "holds":
+                    result = certified
+                else:  # a wrong certificate proves nothing; the inequality may still hold
+                    how = {"counterexample": "fails", "undefined": "is undefined"}.get(
+                        certified.status, "is not exact"
+                    )
+                    reason = f"the certificate identity {how} at d = {d}"
+                    identity = None
         results.append(result)
+    if not results:
+        raise DomainError(
+            f"the claim is undefined at every point tried at d = {_ranges(undefined)}"
+        )
 
+    checked = [r.d for r in results]
     data: dict[str, Any] = {
         "exact": True,
-        "dimensions": dims,
+        "dimensions": checked,
         "methods": {r.d: r.method for r in results},
     }
-    if any(r.status != "holds" for r in results):
-        samples = data["samples"] = sum(r.samples for r in results)
-        why = reason or next(r.note for r in results if r.note)
-        detail = f"no violation in {samples} exact samples for d = {_ranges(dims)} ({why})"
+    skipped = ""
+    if undefined:
+        data["undefined_dimensions"] = undefined
+        skipped = f"; skipped d = {_ranges(undefined)}, undefined at every point tried"
+    if failure:
+        reason = f"the certificate is wrong: {failure}"
+        data["certificate_failure"] = failure
+    if is_le:
+        data["samples"] = samples
+    if failure or any(r.status != "holds" for r in results):
+        if not is_le:
+            data["samples"] = sum(r.samples for r in results if r.status != "holds")
+        why = reason or next((r.note for r in results if r.note), "not decided")
+        detail = (
+            f"no violation in {data['samples']} exact samples for d = {_ranges(checked)} "
+            f"({why}{skipped})"
+        )
         return Evidence("concrete", "consistent", detail, time.perf_counter() - start, data)
     detail = "exact for " + _describe(results, identity or problem)
     random_checks = [r for r in results if r.method == "random-rational"]
@@ -1277,8 +1671,11 @@ def evidence(claim: Claim, *, max_d: int = 8, seed: int = 0, symbolic_up_to: int
         data["points"] = POINTS
         data["false_positive_bound"] = sum(r.bound for r in random_checks)
     if is_le:
-        detail += ": rhs − lhs = Σ tₖ, and every tₖ ≥ 0 by the sign rules"
-    return Evidence("concrete", "holds", detail, time.perf_counter() - start, data)
+        detail += (
+            ": rhs − lhs = Σ tₖ, and every tₖ ≥ 0 by the sign rules; no violation and no "
+            f"negative tₖ at {samples} exact points (integers, fractions, boundary values)"
+        )
+    return Evidence("concrete", "holds", detail + skipped, time.perf_counter() - start, data)
 
 
 def _certificate(
@@ -1326,7 +1723,16 @@ def _describe(results: Sequence[DimensionCheck], problem: _Problem) -> str:
 
 def _refuted(problem: _Problem, result: DimensionCheck, dims: list[int], start: float) -> Evidence:
     assert result.point is not None and result.sides is not None
-    point, (lhs, rhs) = result.point, result.sides
+    counterexample, detail = _counterexample(problem, result.point, result.sides)
+    data = {"exact": True, "dimensions": dims, "counterexample": counterexample}
+    return Evidence("concrete", "counterexample", detail, time.perf_counter() - start, data)
+
+
+def _counterexample(
+    problem: _Problem, point: _Point, sides: tuple[Value, Value]
+) -> tuple[dict[str, Any], str]:
+    """The exact point and both sides' values as text, and a one-line description."""
+    lhs, rhs = sides
     counterexample: dict[str, Any] = {
         "d": point.d,
         "vectors": {a: [str(x) for x in v] for a, v in sorted(point.vectors.items())},
@@ -1338,18 +1744,173 @@ def _refuted(problem: _Problem, result: DimensionCheck, dims: list[int], start: 
         "lhs_decimal": _show(lhs, lambda x: str(sympy.N(x, 12))),
         "rhs_decimal": _show(rhs, lambda x: str(sympy.N(x, 12))),
     }
+    relation = ">" if problem.relation == "le" else "≠"
+    detail = (
+        f"{_where(point)}: lhs = {_short(counterexample['lhs'])} {relation} "
+        f"rhs = {_short(counterexample['rhs'])}"
+    )
+    return counterexample, detail
+
+
+def _where(point: _Point) -> str:
+    """``d = 2, z = (0, 1), ε = 1``."""
     where = [f"d = {point.d}"]
     where += [
         f"{text(ir.VectorAtom(a))} = {_show(v, str)}" for a, v in sorted(point.vectors.items())
     ]
     where += [f"{text(ir.Const(s))} = {v}" for s, v in sorted(point.scalars.items(), key=_by_name)]
-    relation = ">" if problem.relation == "le" else "≠"
-    detail = (
-        f"{', '.join(where)}: lhs = {_short(counterexample['lhs'])} {relation} "
-        f"rhs = {_short(counterexample['rhs'])}"
-    )
-    data = {"exact": True, "dimensions": dims, "counterexample": counterexample}
-    return Evidence("concrete", "counterexample", detail, time.perf_counter() - start, data)
+    return ", ".join(where)
+
+
+# ---------------------------------------------------------------------------------------
+# Re-checking a counterexample
+
+
+_EXACT_NUMBER = re.compile(r"[+-]?\d{1,4000}(?:/\d{1,4000})?", re.ASCII)
+
+
+def _exact_number(value: Any) -> sympy.Rational:
+    """An exact rational from an int, a Fraction, a SymPy rational or text like ``-3/4``.
+
+    Raises:
+        ExpressionError: for anything else (floats included; no text reaches SymPy's parser).
+    """
+    if isinstance(value, bool):
+        raise ExpressionError("booleans are not numbers")
+    if isinstance(value, int | sympy.Rational):
+        return sympy.Rational(value)
+    if isinstance(value, Fraction):
+        return sympy.Rational(value.numerator, value.denominator)
+    if isinstance(value, str) and _EXACT_NUMBER.fullmatch(value.strip()):
+        numerator, _, denominator = value.strip().partition("/")
+        if denominator and int(denominator) == 0:
+            raise ExpressionError(f"zero denominator in {value!r}")
+        return sympy.Rational(int(numerator), int(denominator or 1))
+    raise ExpressionError(f"not an exact rational number: {value!r}")
+
+
+def recheck(claim: Claim, counterexample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """Evaluate ``claim`` exactly at a reported counterexample, apart from how it was found.
+
+    The point — ``d``, ``vectors`` (atom name → d exact rationals) and ``scalars`` (symbol
+    name → an exact rational), as in :attr:`Evidence.data` ``["counterexample"]`` — must
+    satisfy every assumption (dimension, centered, orthogonal, non-constant, positive
+    symbols), both sides must have real values there, computed afresh without the search's
+    expansions, and those values must violate the relation.
+
+    Returns:
+        The counterexample with its recomputed values and a note, or None and why not.
+
+    >>> from lnsym import vector, core, Eq, jvp, ones
+    >>> z = vector("z")
+    >>> point = {"d": 2, "vectors": {"z": ["0", "1"]}, "scalars": {"epsilon": "1"}}
+    >>> found, how = recheck(Claim("scale", Eq(jvp(core(z), z, z), 0)), point)
+    >>> found["lhs"]
+    '(-4*sqrt(5)/25, 4*sqrt(5)/25)'
+    >>> how
+    're-checked exactly: both sides evaluated afresh at the point'
+    >>> recheck(Claim("shift", Eq(core(z + ones), core(z))), point)[1]
+    'the relation holds at the point'
+    """
+    statement = claim.statement
+    relation = "le" if isinstance(statement, ir.Le) else "eq"
+    problem = _Problem.of(statement.lhs, statement.rhs, relation, claim.assumptions)
+    try:
+        d = counterexample["d"]
+        if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+            return None, f"the dimension {d!r} is not a positive integer"
+        given = counterexample.get("vectors", {})
+        vectors: dict[str, tuple[sympy.Expr, ...]] = {}
+        for atom in problem.atoms:
+            if atom not in given:
+                return None, f"no value for the vector {atom}"
+            vectors[atom] = tuple(_exact_number(x) for x in given[atom])
+            if len(vectors[atom]) != d:
+                return None, f"the vector {atom} does not have {d} entries"
+        named = counterexample.get("scalars", {})
+        scalars: dict[sympy.Symbol, sympy.Expr] = {}
+        for symbol in problem.symbols:
+            if symbol.name not in named:
+                return None, f"no value for the scalar {symbol.name}"
+            scalars[symbol] = _exact_number(named[symbol.name])
+            if symbol.is_positive and scalars[symbol] <= 0:
+                return None, f"the positive scalar {symbol.name} is {scalars[symbol]}"
+    except (ExpressionError, KeyError, TypeError) as exc:
+        return None, f"malformed point: {exc}"
+    if not _admissible(problem.assumptions, d) or not problem.satisfiable(d):
+        return None, f"d = {d} is outside the assumptions"
+    if not _assumptions_hold(problem, vectors):
+        return None, "the point does not satisfy the assumptions"
+    ev = _Evaluator(d, vectors, scalars)  # plain: none of the search's expansions
+    try:
+        sides = ev.value(problem.lhs), ev.value(problem.rhs)
+        defined = all(_real(x) for side in sides for x in _entries(side))
+    except (ZeroDivisionError, _Undefined):
+        defined = False
+    if not defined:
+        return None, "the claim is undefined at the point"
+    if not _violates(problem, sides):
+        return None, "the relation holds at the point"
+    found, _ = _counterexample(problem, _Point(d, vectors, scalars), sides)
+    return found, "re-checked exactly: both sides evaluated afresh at the point"
+
+
+#: Numeric samples in dimensions up to this are re-evaluated exactly.
+PROMOTE_MAX_D = 64
+
+
+def promote(claim: Claim, sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """Make a numeric engine's violating sample (floats) an exact counterexample, if it is one.
+
+    The floats are read as rationals — first rounded to 6 significant digits, then exactly —
+    the coordinates that linear assumptions fix are solved again exactly, and the claim is
+    evaluated exactly there by :func:`recheck`.
+
+    Returns:
+        The exact counterexample and a note, or None and why not.
+    """
+    d = sample.get("d")
+    if not isinstance(d, int) or not 1 <= d <= PROMOTE_MAX_D:
+        return None, f"samples are re-evaluated exactly only for d ≤ {PROMOTE_MAX_D}"
+    statement = claim.statement
+    relation = "le" if isinstance(statement, ir.Le) else "eq"
+    problem = _Problem.of(statement.lhs, statement.rhs, relation, claim.assumptions)
+    why = "no sample"
+    for digits in (6, None):
+        try:
+            given = sample.get("vectors", {})
+            vectors = {  # an atom only in the assumptions gets 0 (if the assumptions allow it)
+                a: tuple(_rational(x, digits) for x in given.get(a, [0] * d)) for a in problem.atoms
+            }
+            scalars = {
+                s.name: _rational(sample["scalars"][s.name], digits) for s in problem.symbols
+            }
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            return None, f"the sample cannot be read exactly: {exc}"
+        if any(len(v) != d for v in vectors.values()):
+            return None, "the sample's vectors do not have d entries"
+        constrained = _constrain(problem, vectors, d)
+        if constrained is None:
+            why = "the assumptions are degenerate at the sample"
+            continue
+        point = {
+            "d": d,
+            "vectors": {a: [str(x) for x in v] for a, v in constrained.items()},
+            "scalars": {name: str(v) for name, v in scalars.items()},
+        }
+        found, why = recheck(claim, point)
+        if found is not None:
+            how = "rounded to 6 significant digits" if digits else "read exactly"
+            return found, f"the numeric sample, {how}, violates the claim exactly"
+    return None, why
+
+
+def _rational(x: Any, digits: int | None) -> sympy.Rational:
+    value = float(x)
+    if not math.isfinite(value):
+        raise ValueError(f"{x!r} is not finite")
+    exact = Fraction(f"{value:.{digits}g}") if digits else Fraction(value)
+    return sympy.Rational(exact.numerator, exact.denominator)
 
 
 def _by_name(item: tuple[sympy.Symbol, Any]) -> str:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import sympy
+from sympy.core.function import AppliedUndef
 from sympy.core.sorting import default_sort_key
 
 from lnsym import expr as ir
@@ -585,6 +586,10 @@ def _lambdified(value: sympy.Expr) -> tuple[tuple[sympy.Symbol, ...], Callable[.
     """The free symbols of a constant and a numpy function of them (built once per value)."""
     if not isinstance(value, sympy.Expr):
         raise UnsupportedError(f"not a scalar constant: {value!r}")
+    undefined = value.atoms(AppliedUndef)
+    if undefined:
+        name = sorted(str(f.func) for f in undefined)[0]
+        raise UnsupportedError(f"the constant {value} uses the undefined function {name}")
     if not value.free_symbols:
         try:
             number = float(value)

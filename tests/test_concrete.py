@@ -38,7 +38,7 @@ from lnsym.calculus import OperatorNorm
 from lnsym.catalog import load
 from lnsym.claims import Claim, derivation_claims
 from lnsym.concrete import check_dimension, evidence, instantiate, jacobian
-from lnsym.errors import BudgetExceeded, ExpressionError, UnsupportedError
+from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
 
 z, h, a, b, g = vector("z"), vector("h"), vector("a"), vector("b"), vector("g")
 gamma, beta = vector("gamma"), vector("beta")
@@ -66,6 +66,21 @@ def test_symbolic_instantiation_uses_coordinate_symbols() -> None:
     z1, z2 = sympy.symbols("z_1 z_2", real=True)
     assert sympy.expand(instantiate(var(z), 2) - ((z1 - z2) / 2) ** 2) == 0
     assert instantiate(ones * d, 3) == sympy.Matrix([3, 3, 3])
+    # A user scalar named like a coordinate would silently become it: refused instead.
+    z_1 = scalar("z_1")
+    with pytest.raises(ExpressionError, match="z_1 has the name of a coordinate of the vector z"):
+        instantiate(mean(z) + z_1, 2)
+    with pytest.raises(ExpressionError, match="coordinate"):
+        jacobian(z * z_1, z, 2)
+    assert instantiate(mean(z) + z_1, 2, {z: [1, 3]}) == 2 + z_1  # no coordinates needed
+    assert jacobian(z * z_1, z, 2, {z: [1, 3]}) == z_1 * sympy.eye(2)
+
+
+def test_checks_use_coordinates_no_user_scalar_can_equal() -> None:
+    z_1, z_2 = scalar("z_1"), scalar("z_2")
+    assert check_dimension(Claim("x", Eq(dot(z, ones), z_1)), 1).status == "counterexample"
+    claim = Claim("y", Eq(dot(z, ones), z_1 + z_2), [dimension(2)])
+    assert evidence(claim).data["counterexample"]["d"] == 2
 
 
 def test_jacobian_of_the_core_matches_the_closed_form_exactly() -> None:
@@ -302,6 +317,113 @@ def test_norms_and_substitutions() -> None:
     assert (
         _counterexample(Eq(norm(jvp(u, z, h)).subs(z, c * ones) ** 2, norm(h) ** 2 / eps))["d"] == 1
     )
+
+
+def test_inequalities_are_searched_even_with_a_valid_certificate() -> None:
+    # The certificate identity holds at every d (SymPy writes (√x)² as x), but the
+    # inequality itself is false: the search finds the violation first.
+    false = Claim("f", Le(var(z), 1, certificate=[((1 - var(z)) ** R(1, 2)) ** 2]))
+    found = evidence(false).data["counterexample"]
+    assert (found["d"], found["vectors"], found["lhs"], found["rhs"]) == (
+        2,
+        {"z": ["0", "3"]},
+        "9/4",
+        "1",
+    )
+    # Fractions and negatives: c ≤ c² fails only for 0 < c < 1.
+    k = scalar("k")
+    found = evidence(Claim("g", Le(k, k**2))).data["counterexample"]
+    assert (found["d"], found["scalars"]) == (1, {"k": "1/2"})
+
+
+def test_adversarial_points_use_fractions_negatives_and_boundaries() -> None:
+    import random
+
+    from lnsym.concrete import _adversarial, _Problem
+
+    k = scalar("k")
+    problem = _Problem.of(mean(h) + k, ir.as_scalar(999), "le", [centered(h)])
+    points = list(_adversarial(problem, 3, random.Random(0)))
+    assert len(points) >= 48
+    entries = {x for p in points for x in p.vectors["h"]}
+    values = {p.scalars[k] for p in points}
+    assert all(sum(p.vectors["h"]) == 0 for p in points)  # the assumption holds exactly
+    assert any(not x.is_integer for x in entries) and any(x < 0 for x in entries)
+    assert {R(1, 2), R(-1, 2), R(1, 3)} <= values
+    assert {999, R(998999, 1000), R(999001, 1000), 998, 1000} <= values  # around 999
+    positive = _Problem.of(ir.as_scalar(c), ir.as_scalar(1), "le", [])
+    assert all(p.scalars[c] > 0 for p in _adversarial(positive, 1, random.Random(0)))
+
+
+def test_claims_without_vectors_are_tried_at_large_d() -> None:
+    found = evidence(Claim("d", Le(d, 999))).data["counterexample"]
+    assert (found["d"], found["lhs"]) == (1000, "1000")
+    result = evidence(Claim("d2", Le(d, d**2)), max_d=3)
+    assert result.outcome == "consistent"
+    assert result.data["dimensions"] == [1, 2, 3, 10, 16, 64, 100, 1000, 10**4, 10**6, 10**9]
+    bounded = evidence(Claim("d3", Le(d, 999), [dimension_at_least(2), dimension(1000)]))
+    assert bounded.data["counterexample"]["d"] == 1000
+    # A vector makes d costly: only 1..max_d then.
+    result = evidence(Claim("v", Eq(mean(z) * 0, 0)), max_d=2)
+    assert result.data["dimensions"] == [1, 2]
+
+
+def test_undefined_dimensions_are_skipped_and_noted() -> None:
+    claim = Claim("ideal", Eq(core(c * z, 0), core(z, 0)))  # 0/0 at every point of d = 1
+    assert check_dimension(claim, 1).status == "undefined"
+    result = evidence(claim, max_d=3)
+    assert result.outcome == "holds"
+    assert result.data["dimensions"] == [2, 3]
+    assert result.data["undefined_dimensions"] == [1]
+    refuted = evidence(Claim("x", Eq(mean(z) / (d - 1), mean(z)))).data  # true at d = 2
+    assert (refuted["counterexample"]["d"], refuted["dimensions"]) == (3, [2, 3])
+    assert refuted["undefined_dimensions"] == [1]
+    with pytest.raises(DomainError, match="undefined at every point tried at d = 1..3"):
+        evidence(Claim("never", Eq(mean(z) / (var(z) - var(z)), 0)), max_d=3)
+
+
+def test_non_real_values_are_undefined() -> None:
+    # (−8)^(1/3) is 1 + √3·i in SymPy: a point outside the claim's (real) domain.
+    k = scalar("k")
+    found = evidence(Claim("cbrt", Eq((mean(z) - 8) ** R(1, 3), mean(z)))).data
+    assert found["counterexample"]["vectors"] == {"z": ["8"]}
+    found = evidence(Claim("cbrt2", Eq((k - 9) ** R(1, 3) * k, k))).data["counterexample"]
+    assert found["scalars"] == {"k": "9"}
+    root = evidence(Claim("root", Le((mean(z) - 4) ** R(1, 2), mean(z))), max_d=2)
+    assert root.outcome == "consistent"  # true wherever defined
+
+
+def test_symbolic_exponents_take_their_values() -> None:
+    k = scalar("k", positive=True)
+    found = evidence(Claim("pow", Eq((var(z) + 1) ** k, 1))).data["counterexample"]
+    assert (found["d"], found["scalars"]) == (2, {"k": "1"})
+
+
+def test_recheck_and_promote() -> None:
+    from lnsym.concrete import promote, recheck
+
+    false = Claim("scale", Eq(core(2 * z), core(z)))
+    point = {"d": 2, "vectors": {"z": ["0", "1"]}, "scalars": {"epsilon": "1"}}
+    found, how = recheck(false, point)
+    assert found is not None and found["lhs"] == "(-sqrt(2)/2, sqrt(2)/2)"
+    assert how.startswith("re-checked exactly")
+    assert recheck(false, {**point, "vectors": {"z": ["1", "1"]}}) == (
+        None,
+        "the relation holds at the point",
+    )
+    assert recheck(false, {**point, "scalars": {}})[1] == "no value for the scalar epsilon"
+    assert recheck(false, {**point, "d": 0})[1] == "the dimension 0 is not a positive integer"
+    sample = {"d": 2, "vectors": {"z": [0.1, 0.7000001]}, "scalars": {"epsilon": 0.25}}
+    found, how = promote(false, sample)
+    assert found is not None and found["vectors"] == {"z": ["1/10", "7/10"]}
+    assert "rounded to 6 significant digits" in how
+    centered_claim = Claim("c", Eq(mean(h) + 1, 0), [centered(h)])
+    found, _ = promote(centered_claim, {"d": 2, "vectors": {"h": [0.3, -0.30000000001]}})
+    assert found is not None and found["vectors"] == {"h": ["3/10", "-3/10"]}
+    true = Claim("t", Eq(core(z + c * ones), core(z)))
+    sample = {"d": 2, "vectors": {"z": [0.1, 0.7]}, "scalars": {"epsilon": 0.25, "c": 2.0}}
+    assert promote(true, sample)[0] is None
+    assert promote(false, {**sample, "d": 100})[0] is None
 
 
 def test_budgets_propagate() -> None:

@@ -341,3 +341,19 @@ def test_errors() -> None:
         Point(2, {"z": np.zeros(2)}, dtype=np.float16)
     with pytest.raises(UserInputError):
         evidence(Claim("x", Eq(mean(z), 0)), dtype=np.int64)
+
+
+def test_an_undefined_function_is_unsupported_not_a_crash() -> None:
+    # lambdify would write f(c) as a call of an undefined name f (a NameError when run).
+    applied = ir.Const(sympy.Function("f")(c))
+    with pytest.raises(UnsupportedError, match="undefined function f"):
+        evaluate(applied, Point(1, {}, {c: 2.0}))
+    with pytest.raises(UnsupportedError, match="undefined function f"):
+        evidence(Claim("f", Eq(applied, c)), samples=5)
+
+
+def test_non_real_powers_are_undefined_samples() -> None:
+    # (μ − 8)^(1/3) has no real value below 8 (the IR takes no real cube root of negatives).
+    result = evidence(Claim("cbrt", Eq((mean(z) - 8) ** sympy.Rational(1, 3), mean(z))), samples=40)
+    assert result.outcome == "counterexample"
+    assert result.data["skipped"]["undefined"] > 0
