@@ -341,14 +341,14 @@ class Checker:
             reason = f"assumptions are inconsistent: {contradiction}"
             evidence = (Evidence("assumptions", "error", reason, 0.0),)
             return Result(claim, "ERROR", evidence, time.perf_counter() - start, reason)
-        deadline = None if self.options.timeout is None else start + self.options.timeout
         evidence_list: list[Evidence] = []
-        for name in self.options.engines:
-            if name == "general" and claim.proof is not None:
-                name = "lemma"  # the lemma's premises are proved by the general engine
-            remaining = None if deadline is None else deadline - time.perf_counter()
-            evidence_list.append(self._run(name, claim, remaining))
-        evidence_list = _confirm(claim, evidence_list, deadline)
+        for name in self._schedule(claim):
+            evidence_list.append(self._run(name, claim))
+            if evidence_list[-1].outcome == "counterexample":
+                deadline = _deadline(self.options.timeout)
+                evidence_list = _confirm(claim, evidence_list, deadline)
+                if any(e.data.get("rechecked") for e in evidence_list):
+                    break  # an exact, re-checked counterexample decides: REFUTED
         verdict, reason, counterexample = combine(evidence_list)
         return Result(
             claim,
@@ -359,20 +359,32 @@ class Checker:
             counterexample,
         )
 
-    def _run(self, name: str, claim: Claim, remaining: float | None) -> Evidence:
+    def _schedule(self, claim: Claim) -> list[str]:
+        """The engines to run, in order: the proof first, then the exact checks, then the
+        numeric samples. Identical sides need only the general engine (which still checks
+        that they are defined)."""
+        names = ["lemma" if n == "general" and claim.proof is not None else n
+                 for n in self.options.engines]  # fmt: skip
+        if claim.statement.lhs == claim.statement.rhs and "general" in names:
+            return ["general"]
+        return names
+
+    def _run(self, name: str, claim: Claim) -> Evidence:
+        """One engine on one claim. Each engine decides within deterministic limits of its
+        own; the wall-clock budget is only a safety net, given afresh to every engine so
+        that one engine's cost never takes another's turn."""
         engine = ENGINES[name]
         start = time.perf_counter()
-        if remaining is not None and remaining <= 0:
-            detail = f"not run: the claim's budget of {self.options.timeout:g} s was used up"
-            return Evidence(name, "timeout", detail, 0.0)
         try:
-            with time_budget(remaining):
+            with time_budget(self.options.timeout):
                 return engine(claim, self)
         except BudgetExceeded:
             spent = time.perf_counter() - start
-            budget = self.options.timeout
-            detail = f"stopped after {spent:.2f} s: the claim's budget of {budget:g} s ran out"
-            return Evidence(name, "timeout", detail, spent)
+            detail = (
+                f"the wall-clock safety net of {self.options.timeout:g} s ran out before the "
+                "engine reached a deterministic limit"
+            )
+            return Evidence(name, "timeout", detail, spent, {"stopped_after": round(spent, 3)})
         except (UnsupportedError, DomainError, ExpressionError) as exc:
             return Evidence(
                 name, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - start
@@ -408,9 +420,11 @@ def derivation_claims(derivation: Derivation) -> list[Claim]:
 def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | None]:
     """The verdict, its reason, and any exact counterexample, from the engines' evidence.
 
-    Precedence: an exact counterexample refutes (or, against a proof, reveals an engine
-    disagreement, which is an ERROR); a proof needs every other engine to agree; then exact
-    checks for listed d; then numeric consistency.
+    Precedence: an exact counterexample refutes (re-checked, even against a proof, which
+    then had a bug; not re-checked, against a proof: ERROR); an engine stopped by the
+    wall-clock safety net makes the claim TIMEOUT, since any other verdict would depend on
+    the load; a proof needs every other engine to agree; then exact checks for listed d;
+    then numeric consistency.
     """
     by_outcome: dict[str, list[Evidence]] = {}
     for e in evidence:
@@ -433,6 +447,9 @@ def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | No
                 counterexample,
             )
         return "REFUTED", first.detail, counterexample
+    if by_outcome.get("timeout"):
+        # Any weaker verdict would depend on how far the stopped engine got, i.e. on the load.
+        return "TIMEOUT", by_outcome["timeout"][0].detail, None
     if refuting:
         return (
             "ERROR",
@@ -445,8 +462,6 @@ def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | No
         return "VERIFIED", by_outcome["holds"][0].detail, None
     if by_outcome.get("consistent"):
         return "CONSISTENT", by_outcome["consistent"][0].detail, None
-    if by_outcome.get("timeout"):
-        return "TIMEOUT", by_outcome["timeout"][0].detail, None
     reasons = "; ".join(f"{e.engine}: {e.detail}" for e in evidence) or "no engine ran"
     return "ERROR", "undecided — " + reasons, None
 
@@ -525,6 +540,10 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
                 )
                 break
     return out
+
+
+def _deadline(timeout: float | None) -> float | None:
+    return None if timeout is None else time.perf_counter() + timeout
 
 
 def _within(

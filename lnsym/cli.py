@@ -427,6 +427,7 @@ def _report(args: argparse.Namespace) -> int:
         parse_formats,
         render_report,
         stale_files,
+        timed_out,
     )
     from lnsym.report.model import build_model
     from lnsym.report.pdf import PdfBuildError
@@ -438,6 +439,16 @@ def _report(args: argparse.Namespace) -> int:
     results = check_catalog(
         sections, _options(args), jobs=_jobs(args.jobs), total_timeout=args.total_timeout
     )
+    stopped = timed_out(results)
+    if stopped:
+        # A verdict cut by the clock would make the report depend on the machine's load.
+        outcome = "could not check" if args.check else "nothing written"
+        print(
+            f"lnsym: error: the wall-clock safety net (--timeout {args.timeout:g}) stopped "
+            f"{', '.join(stopped)}; {outcome}",
+            file=sys.stderr,
+        )
+        return 1
     model = build_model(sections, results)
     for row in model.rows:
         if not row.passed:

@@ -243,10 +243,12 @@ def test_a_broken_derivative_rule_is_caught_by_the_concrete_engine(monkeypatch):
     assert result.verdict == "VERIFIED" and not result.passed
 
 
-def test_a_genuinely_slow_claim_ends_as_timeout_within_its_budget():
+def test_a_genuinely_slow_claim_ends_as_timeout_within_its_safety_net():
     # A true identity whose proof needs a huge polynomial expansion. The general engine
-    # refuses it at once for its size; exact points (numbers of ~10⁶ digits) take the
-    # concrete engine past the budget, which leaves the numeric engine nothing.
+    # refuses it at once for its size (a deterministic limit); exact points (numbers of
+    # ~10⁶ digits) take the concrete engine past the wall-clock safety net; the numeric
+    # engine still gets its turn (each engine gets the budget afresh), but its agreement
+    # cannot make the verdict, which would then depend on the load.
     h, k = vector("h"), scalar("k")
     from lnsym import dot, mean
 
@@ -255,9 +257,13 @@ def test_a_genuinely_slow_claim_ends_as_timeout_within_its_budget():
     slow = Claim("slow.expand", Eq(base**n * (base + 1) ** n, (base**2 + base) ** n))
     start = time.perf_counter()
     result = Checker(Options(timeout=1.0)).check(slow)
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 3 * 1.0 + 1.0
     assert result.verdict == "TIMEOUT"
     general, concrete, numeric = result.evidence
-    assert general.outcome in ("error", "timeout")
-    assert (concrete.outcome, numeric.outcome) == ("timeout", "timeout")
-    assert "budget of 1 s" in result.reason
+    assert general.outcome == "error" and "too large" in general.detail
+    assert concrete.outcome == "timeout"
+    assert numeric.outcome == "consistent"
+    assert result.reason == (
+        "the wall-clock safety net of 1 s ran out before the engine reached a deterministic "
+        "limit"
+    )

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from load_support import every_cpu_busy
 from report_support import catalog_model
 
 from lnsym import Eq, core, scalar, vector
@@ -247,21 +248,40 @@ def test_two_renders_are_byte_identical():
     assert first.files == second.files
 
 
-def test_committed_reports_pass_check_in_a_process_with_another_hash_seed():
+def test_committed_reports_pass_check_with_every_cpu_busy_and_another_hash_seed():
     """`lnsym report --check` on the committed reports/ (md, tex, svg and the PDF's
-    fingerprint), from a process whose string hashing differs from this one's."""
+    fingerprint), from a process whose string hashing differs from this one's, while other
+    processes keep every CPU busy: the words of a report do not depend on the load."""
     repo = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONHASHSEED": "12345", "MPLBACKEND": "pdf"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "lnsym", "report", "--check", "-j", "2"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    with every_cpu_busy():
+        proc = subprocess.run(
+            [sys.executable, "-m", "lnsym", "report", "--check", "-j", "2", "--timeout", "600"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().endswith("reports is up to date")
+
+
+def test_a_report_cut_by_the_safety_net_writes_nothing(tiny, tmp_path, capsys, monkeypatch):
+    import lnsym.claims as claims
+
+    def stalled(claim, checker):
+        raise claims.BudgetExceeded("time budget of 1 s exceeded")
+
+    monkeypatch.setitem(claims.ENGINES, "concrete", stalled)
+    out = tmp_path / "reports"
+    assert main(["report", str(tiny), "--out", str(out), "--format", "md"]) == 1
+    err = capsys.readouterr().err
+    assert "wall-clock safety net (--timeout 60) stopped tiny.shift" in err
+    assert "nothing written" in err
+    assert not out.exists()
+    assert main(["report", str(tiny), "--out", str(out), "--format", "md", "--check"]) == 1
+    assert "could not check" in capsys.readouterr().err
 
 
 def test_figures_carry_no_date_or_version():

@@ -90,6 +90,18 @@ def check_catalog(
     return {item.id: outcome for item, outcome in zip(items, outcomes, strict=True)}
 
 
+def timed_out(results: dict[str, Result | DerivationResult]) -> list[str]:
+    """Ids of the claims (or derivation links) stopped by the wall-clock safety net.
+
+    A report never shows such a verdict: it would depend on the machine's load.
+    """
+    out = []
+    for outcome in results.values():
+        steps = outcome.steps if isinstance(outcome, DerivationResult) else (outcome,)
+        out += [r.claim.id for r in steps if r.verdict == "TIMEOUT"]
+    return out
+
+
 def fingerprint(tex: str, figures: dict[str, bytes]) -> str:
     """The SHA-256 of a LaTeX source (with the placeholder) and the figures it includes."""
     digest = hashlib.sha256(tex.encode("utf-8"))
