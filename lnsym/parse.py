@@ -105,10 +105,3 @@ def _shown(text: str, limit: int = 60) -> str:
     """``repr`` of user text, shortened so that an error stays one readable line."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
-
-def parse_positive_float(value: str) -> float:
-    """A positive number as a float (for budgets and tolerances)."""
-    number = parse_number(value)
-    if number <= 0:
-        raise UserInputError(f"expected a positive number, got {value!r}")
-    return float(number)
