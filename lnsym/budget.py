@@ -16,6 +16,9 @@ from contextlib import contextmanager
 
 from lnsym.errors import BudgetExceeded
 
+#: Budgets at least this long (about 11.5 days) are not enforced at all.
+UNENFORCED = 1e6
+
 
 def _enforceable() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
@@ -31,7 +34,8 @@ def time_budget(seconds: float | None) -> Iterator[bool]:
     Raises:
         BudgetExceeded: when the time runs out.
     """
-    if seconds is None or not _enforceable():
+    if seconds is None or seconds >= UNENFORCED or not _enforceable():
+        # (setitimer overflows past ~1e9 s; a budget of weeks is no budget)
         yield False
         return
 
