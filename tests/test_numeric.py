@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 import sympy
@@ -27,6 +29,7 @@ from lnsym import (
     mean,
     nonconstant,
     norm,
+    numeric,
     ones,
     opnorm,
     orthogonal,
@@ -41,6 +44,8 @@ from lnsym.catalog import load
 from lnsym.claims import derivation_claims
 from lnsym.errors import BudgetExceeded, DomainError, UnsupportedError, UserInputError
 from lnsym.numeric import Point, evaluate, evidence, jacobian, lipschitz_ratio
+from lnsym.numeric_batch import Env, Evaluator, Status
+from lnsym.numeric_batch import _top_eigenvalue as top_eigenvalue
 
 z, h, k, a, b, g = (vector(n) for n in ("z", "h", "k", "a", "b", "g"))
 gamma, beta = vector("gamma"), vector("beta")
@@ -357,3 +362,175 @@ def test_non_real_powers_are_undefined_samples() -> None:
     result = evidence(Claim("cbrt", Eq((mean(z) - 8) ** sympy.Rational(1, 3), mean(z))), samples=40)
     assert result.outcome == "counterexample"
     assert result.data["skipped"]["undefined"] > 0
+
+
+# ---------------------------------------------------------------------------------------
+# Batches, error bounds and operator norms (lnsym.numeric_batch)
+
+
+def _points(claim: Claim, d: int, count: int, seed: int = 0) -> list[Point]:
+    """``count`` sampled points of ``claim`` at dimension ``d``."""
+    sampler = numeric._Sampler(claim, seed, np.dtype(np.float64))
+    sampler.small, sampler.large = [d], None
+    drawn = (sampler.point(k) for k in range(10 * count))
+    return [p for p in drawn if p is not None][:count]
+
+
+BATCHED = [
+    Claim("shift", Eq(core(z + c * ones), u)),
+    Claim("closed_form", Eq(jvp(u, z, h), (center(h) - u * dot(u, h) / d) / s)),
+    Claim("gradient", Eq(vjp(layer_norm(z, gamma, beta), z, g), jvp(u, z, gamma * g))),
+    Claim("norm", Eq(opnorm(u, z), 1 / s)),
+    Claim("nested", Eq(jvp(jvp(var(z), z, h), z, k), 2 * dot(center(h), k) / d)),
+    Claim("ideal", Eq(mean(core(z, 0)), 0)),
+]
+
+
+@pytest.mark.parametrize("claim", BATCHED, ids=lambda claim: claim.id)
+@pytest.mark.parametrize("size", [1, 3, 64])
+def test_a_batch_judges_each_point_as_if_alone(claim: Claim, size: int) -> None:
+    points = _points(claim, size, 12)
+    together = numeric._compare(claim.statement, points)
+    for point, judged in zip(points, together, strict=True):
+        (alone,) = numeric._compare(claim.statement, [point])
+        if isinstance(alone, numeric._Sample):
+            assert isinstance(judged, numeric._Sample)
+            np.testing.assert_array_equal(judged.lhs, alone.lhs)
+            np.testing.assert_array_equal(judged.rhs, alone.rhs)
+            assert judged.error == alone.error
+            np.testing.assert_array_equal(judged.lhs, evaluate(claim.statement.lhs, point))
+        else:
+            assert judged == alone
+
+
+def test_an_undefined_sample_is_masked_not_fatal() -> None:
+    statement = Eq(mean(core(z, 0)), 0)
+    good = [Point(3, {"z": np.array(v)}) for v in ([1.0, 2.0, 4.0], [5.0, -1.0, 0.5])]
+    constant = Point(3, {"z": np.array([2.0, 2.0, 2.0])})  # 0/0 in the idealized core
+    results = numeric._compare(statement, [good[0], constant, good[1]])
+    assert results[1] == (
+        "undefined",
+        "undefined at this point: division by zero (power -1/2 of 0)",
+    )
+    for point, result in zip(good, (results[0], results[2]), strict=True):
+        assert isinstance(result, numeric._Sample) and result.error <= F64_TOLERANCE
+        assert result == numeric._compare(statement, [point])[0]
+
+
+def _bound(e: ir.Expr, point: Point) -> tuple[np.ndarray, np.ndarray]:
+    """The value of ``e`` at ``point`` and its running error bound."""
+    evaluator = Evaluator(Env.of([point], track=True), Status(1))
+    with np.errstate(all="ignore"):
+        value, bound = evaluator.get(e)
+    assert evaluator.status.code[0] == 0
+    return np.broadcast_to(value, np.shape(bound))[0], np.asarray(bound)[0]
+
+
+def test_the_error_bound_holds_against_exact_arithmetic() -> None:
+    mpmath.mp.dps = 60
+    rng = np.random.default_rng(4)
+    for x, eps_value, shift in [
+        (1e8 + rng.standard_normal(5), 1e-12, 0.0),
+        (rng.standard_normal(8) * 1e-3, 1e-3, -1e8),
+        (np.r_[1e4, rng.standard_normal(63)], 1e-9, 1e8),
+        (7.0 + 1e-6 * rng.standard_normal(4), 1e-8, 3.0),
+    ]:
+        point = Point(
+            len(x), {"z": x, "h": rng.standard_normal(len(x))}, {eps: eps_value, c: shift}
+        )
+        exact_z = [mpmath.mpf(float(v)) + mpmath.mpf(shift) for v in x]
+        mu = sum(exact_z) / len(x)
+        centered_z = [v - mu for v in exact_z]
+        q = sum(v * v for v in centered_z) / len(x)
+        root = mpmath.sqrt(q + mpmath.mpf(eps_value))
+        exact_u = [v / root for v in centered_z]
+        hs = [mpmath.mpf(float(v)) for v in point.vectors["h"]]
+        h_mean = sum(hs) / len(x)
+        u_dot_h = sum(a * b for a, b in zip(exact_u, hs, strict=True))
+        exact_jh = [
+            (b - h_mean - a * u_dot_h / len(x)) / root for a, b in zip(exact_u, hs, strict=True)
+        ]
+        shifted = z + c * ones
+        for e, exact in [
+            (var(shifted), [q]),
+            (core(shifted), exact_u),
+            (jvp(core(shifted), z, h), exact_jh),
+        ]:
+            value, bound = _bound(e, point)
+            error = np.array(
+                [
+                    abs(mpmath.mpf(float(v)) - w)
+                    for v, w in zip(np.ravel(value), exact, strict=True)
+                ],
+                float,
+            )
+            assert np.all(error <= np.ravel(bound)), (e, error, bound)
+            # ...and not vacuous (the widest here: var at spread 1e-3 and offset 1e8).
+            assert np.all(np.ravel(bound) <= 1e-4 * np.max(np.abs(value)))
+
+
+def test_the_tolerance_catches_a_violation_of_1e_7_at_most_samples() -> None:
+    # var(z + c1) is known to ~1e-8 relative even at offsets c ~ 1e8, thanks to the error
+    # along 1 that centering removes; only where rounding really hides 1e-7 (near-constant
+    # inputs at offsets 1e8, say) may a sample pass. The Monte Carlo estimate this bound
+    # replaced caught 83 of 200.
+    off = Eq(var(z + c * ones), (1 + sympy.Rational(1, 10**7)) * var(z))
+    result = evidence(Claim("off", off, (nonconstant(z),)), samples=200)
+    assert result.outcome == "counterexample"
+    assert result.data["violations"] >= 0.7 * result.data["samples"]
+
+
+def test_projected_samples_carry_their_distance_to_an_admissible_point() -> None:
+    claim = Claim("x", Eq(jvp(u, z, k), k / s), (centered(k), orthogonal(k, z)))
+    sampler = numeric._Sampler(claim, 0, np.dtype(np.float64))
+    slacks = 0
+    for index in range(60):
+        point = sampler.point(index)
+        if point is None or "z" not in point.slack:
+            continue
+        slacks += 1
+        # z was projected onto the complement of k, a centered vector: the exact projection
+        # of the stored z lies within the slack.
+        zz, kk = (np.array([Fraction(float(v)) for v in point.vectors[n]]) for n in ("z", "k"))
+        kk = kk - sum(kk) / len(kk)
+        exact = zz - kk * (zz @ kk) / (kk @ kk) if any(kk) else zz
+        distance = math.sqrt(float(sum((a - b) ** 2 for a, b in zip(zz, exact, strict=True))))
+        assert distance <= point.slack["z"]
+    assert slacks > 10
+
+
+def test_operator_norms_use_lanczos_not_an_eigensolver_of_size_d(monkeypatch) -> None:
+    sizes: list[int] = []
+    eigvalsh = np.linalg.eigvalsh
+
+    def recording(matrix: np.ndarray) -> np.ndarray:
+        sizes.append(matrix.shape[-1])
+        return eigvalsh(matrix)
+
+    monkeypatch.setattr(np.linalg, "eigvalsh", recording)
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(768) + 1e8
+    point = at(1e-3, z=x)
+    expected = 1 / math.sqrt(np.var(x - 1e8) + 1e-3)
+    assert evaluate(opnorm(u, z), point) == pytest.approx(expected, rel=1e-12)
+    assert max(sizes) <= 4  # J has three distinct singular values: three Lanczos steps
+    # A Jacobian with many distinct singular values falls back to LAPACK, same answer.
+    gains = rng.uniform(0.5, 2.0, 40)
+    point = Point(
+        40, {"z": rng.standard_normal(40), "gamma": gains, "beta": np.zeros(40)}, {eps: 0.1}
+    )
+    sizes.clear()
+    norm_value = evaluate(opnorm(layer_norm(z, gamma, beta), z), point)
+    reference = np.linalg.norm(np.diag(gains) @ jacobian(u, z, point), 2)
+    assert norm_value == pytest.approx(reference, rel=1e-13)
+    assert max(sizes) == 40
+
+
+def test_top_eigenvalue_matches_lapack() -> None:
+    rng = np.random.default_rng(2)
+    for rows, cols in [(1, 1), (5, 3), (30, 30), (7, 60)]:
+        matrices = rng.standard_normal((3, rows, cols))
+        top, residual = top_eigenvalue(matrices)
+        expected = [np.linalg.norm(m, 2) ** 2 for m in matrices]
+        np.testing.assert_allclose(top, expected, rtol=1e-12)
+        assert np.all(residual >= 0)
