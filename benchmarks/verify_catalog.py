@@ -55,10 +55,10 @@ def main() -> None:
     general_total, _, general_verdicts = _run(("general",))
     total, per_engine, verdicts = _run(engines)
     print(f"general only : {general_total:7.2f} s CPU  {dict(sorted(general_verdicts.items()))}")
-    print(f"all engines  : {total:7.2f} s CPU  {dict(sorted(verdicts.items()))}")
+    print(f"{','.join(engines):<13}: {total:7.2f} s CPU  {dict(sorted(verdicts.items()))}")
     for name, seconds in sorted(per_engine.items(), key=lambda kv: -kv[1]):
         print(f"  {name:<10} {seconds:7.2f} s CPU  ({100 * seconds / total:4.1f} %)")
-    print(f"ratio all / general-only: {total / general_total:.1f}  (target ≤ 4)")
+    print(f"ratio {'+'.join(engines)} / general-only: {total / general_total:.1f}  (target ≤ 4)")
 
 
 if __name__ == "__main__":
