@@ -5,7 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+import strategies
 import sympy
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from lnsym import (
     Eq,
@@ -430,3 +433,228 @@ def test_budgets_propagate() -> None:
     claim = Claim("j", Eq(jvp(u, z, h), closed_form(h)))
     with pytest.raises(BudgetExceeded), time_budget(0.01):
         evidence(claim, max_d=8)
+
+
+# ---------------------------------------------------------------------------------------
+# Exact arithmetic at points (lnsym.concrete_exact) against SymPy
+
+
+def test_square_root_towers_decide_signs_and_inverses_exactly() -> None:
+    from lnsym.concrete_exact import ONE, Q, Tower, Undefined, inverse, sign, to_sympy
+
+    tower = Tower()
+    r2 = tower.sqrt(Q(2))
+    assert to_sympy(r2) == sympy.sqrt(2)
+    assert tower.sqrt(Q(8)).b == 2 and tower.sqrt(Q(8)).root is r2.root  # √8 = 2√2
+    assert tower.sqrt(Q(9, 4)) == Q(3, 2) and tower.sqrt(Q(0)) == 0
+    assert len(tower.roots) == 1
+    signs = [sign(x) for x in (1 - r2, 3 - 2 * r2, r2 * r2 - 2, 2 * r2 - 3, 3 * r2 - 4)]
+    assert signs == [-1, 1, 0, -1, 1]
+    assert to_sympy(inverse(1 + r2)) == sympy.sqrt(2) - 1
+    # √(3 + 2√2) = 1 + √2 is adjoined as a new root (no denesting): signs stay exact, and
+    # an inverse whose norm vanishes finds the root in the field below.
+    r = tower.sqrt(3 + 2 * r2)
+    assert len(tower.roots) == 2 and sign(r - 1 - r2) == 0 and sign(r - r2 - Q(99, 100)) == 1
+    assert sign(inverse(r + 1 + r2) * (2 + 2 * r2) - ONE) == 0
+    with pytest.raises(ZeroDivisionError):
+        inverse(r - 1 - r2)
+    # Arithmetic across levels, against SymPy's numbers.
+    r3 = tower.sqrt(Q(3))
+    x, y = 2 * r2 - r3 * r + Q(1, 3), r3 + r * r2 - 5
+    sx = 2 * sympy.sqrt(2) - sympy.sqrt(3) * (1 + sympy.sqrt(2)) + R(1, 3)
+    sy = sympy.sqrt(3) + (1 + sympy.sqrt(2)) * sympy.sqrt(2) - 5
+    for found, expected in ((x + y, sx + sy), (x - y, sx - sy), (x * y, sx * sy), (x / y, sx / sy)):
+        assert sympy.simplify(to_sympy(found) - expected) == 0
+        assert sign(found) == (1 if expected.evalf() > 0 else -1)
+    with pytest.raises(Undefined):
+        tower.sqrt(1 - r2)
+
+
+def test_jets_take_nested_derivatives_like_sympy() -> None:
+    from lnsym.concrete_exact import Evaluator, Q, Tower, rational, to_sympy
+
+    point = {z: [1, -2, 4], h: [R(1, 2), 0, -1], a: [2, 1, R(-1, 3)], eps: R(1, 5)}
+    exact_point = {v.name: tuple(rational(R(x)) for x in point[v]) for v in (z, h, a)}
+    ev = Evaluator(3, exact_point, {eps: Q(1, 5)}, Tower())
+    for e in (
+        jvp(jvp(u, z, h), z, a),
+        grad(norm(jvp(u, z, h)) ** 2, z),
+        vjp(layer_norm(z, a, h), z, h),
+        jvp(grad(dot(u, a), z), z, h),
+    ):
+        expected = instantiate(e, 3, point)
+        found = sympy.Matrix([to_sympy(x) for x in ev.value(e)])
+        assert sympy.simplify(found - expected) == sympy.zeros(3, 1), e
+
+
+def _points(d: int) -> st.SearchStrategy[dict]:
+    entries = st.sampled_from([R(0), R(1), R(-1), R(2), R(-1, 2), R(1, 3), R(3)])
+    vector_values = st.lists(entries, min_size=d, max_size=d).map(tuple)
+    return st.fixed_dictionaries(
+        {
+            "vectors": st.fixed_dictionaries({name: vector_values for name in "zha"}),
+            "c": st.sampled_from([R(2), R(-1), R(1, 2)]),
+            "eps": st.sampled_from([R(1), R(1, 4), R(3)]),
+        }
+    )
+
+
+def _sympy_value(e: ir.Expr, d: int, vectors: dict, scalars: dict) -> list | None:
+    from lnsym.concrete import _entries, _Evaluator, _real, _Undefined
+
+    try:
+        value = _Evaluator(d, vectors, scalars, expand=True).value(e)
+        entries = _entries(value)
+        return list(entries) if all(_real(x) for x in entries) else None
+    except (ZeroDivisionError, _Undefined):
+        return None
+
+
+@settings(max_examples=120)
+@given(
+    e=strategies.expressions,
+    wrap=st.sampled_from(["plain", "jvp", "grad", "nested", "root", "roots"]),
+    d=st.sampled_from([1, 2, 3]),
+    data=st.data(),
+)
+def test_exact_points_equal_sympy_numbers(e: ir.Expr, wrap: str, d: int, data) -> None:
+    """The exact evaluator (jets over square-root towers) gives SymPy's values exactly,
+    and is undefined exactly where SymPy's values are."""
+    from lnsym.concrete import _sign
+    from lnsym.concrete_exact import Evaluator, Inexpressible, Tower, Undefined, rational, to_sympy
+
+    zz, hh, aa = strategies.z, strategies.h, strategies.a
+    scalar_e = e if e.kind == "scalar" else dot(e, aa)
+    e = {
+        "plain": e,
+        "jvp": jvp(e, zz, hh),
+        "grad": grad(scalar_e, zz),
+        "nested": jvp(jvp(e, zz, hh), zz, aa),
+        "root": (scalar_e * scalar_e + 1) ** R(-1, 2) * scalar_e,
+        "roots": jvp(norm(zz) + (scalar_e * scalar_e + 2) ** R(1, 2) * mean(hh), zz, aa),
+    }[wrap]
+    point = data.draw(_points(d))
+    vectors = dict(point["vectors"])
+    scalars = {strategies.c: point["c"], eps: point["eps"]}
+    expected = _sympy_value(e, d, vectors, scalars)
+    exact_vectors = {name: tuple(rational(x) for x in v) for name, v in vectors.items()}
+    exact_scalars = {k: rational(v) for k, v in scalars.items()}
+    try:
+        value = Evaluator(d, exact_vectors, exact_scalars, Tower()).value(e)
+    except (ZeroDivisionError, Undefined):
+        value = None
+    except Inexpressible:
+        event(f"{wrap}: inexpressible")
+        return
+    assert (value is None) == (expected is None), (e, point)
+    event(f"{wrap}: {'undefined' if value is None else 'defined'}")
+    if value is not None:
+        found = value if isinstance(value, tuple) else (value,)
+        assert len(found) == len(expected)
+        for x, y in zip(found, expected, strict=True):
+            assert _sign(to_sympy(x) - y) == 0, (e, point, x, y)
+
+
+def test_exact_and_sympy_points_give_the_same_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lnsym.concrete as concrete
+
+    k = scalar("k")
+    claims = [
+        Claim("le", Le(norm(jvp(u, z, h)) ** 2, norm(h) ** 2 / eps, certificate=[])),
+        Claim("false", Le(var(z), 1, certificate=[((1 - var(z)) ** R(1, 2)) ** 2])),
+        Claim("k", Le(k, k**2)),
+        Claim("dropped", Eq(jvp(u, z, h), center(h) / s), [dimension(3)]),
+        Claim("norm", Eq(opnorm(u, z), 1 / s), [dimension_at_least(2)]),
+        Claim("wrong_term", Le(var(z), var(z) + eps, certificate=[eps - mean(z)])),
+        Claim("cube", Eq((mean(z) - 8) ** R(1, 3), mean(z))),
+    ]
+
+    def summary(claim: Claim) -> tuple:
+        found = evidence(claim, max_d=3 if claim.id == "dropped" else 2)
+        return found.outcome, found.detail, found.data
+
+    exact = [summary(claim) for claim in claims]
+    monkeypatch.setattr(concrete, "EXACT_POINTS", False)
+    assert [summary(claim) for claim in claims] == exact
+    assert [outcome for outcome, _, _ in exact] == [
+        "consistent",
+        "counterexample",
+        "counterexample",
+        "counterexample",
+        "counterexample",
+        "consistent",
+        "counterexample",
+    ]
+    assert "the certificate is wrong: t1 = " in exact[5][1]
+
+
+def test_a_violation_sympy_does_not_confirm_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lnsym.concrete as concrete
+    from lnsym.errors import CrossCheckError
+
+    monkeypatch.setattr(concrete, "_violates", lambda problem, sides: False)
+    with pytest.raises(CrossCheckError, match="exact arithmetic finds the claim violated"):
+        evidence(Claim("scale", Eq(core(c * z), core(z))), max_d=2)
+
+
+def test_symbolic_values_are_shared_but_do_not_depend_on_earlier_checks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import lnsym.concrete as concrete
+
+    claims = [
+        Claim("j", Eq(jvp(u, z, h), closed_form(h))),
+        Claim("sym", Eq(dot(jvp(u, z, a), b), dot(a, jvp(u, z, b)))),
+        Claim("bound", Le(norm(jvp(u, z, h)) ** 2, norm(h) ** 2 / eps)),
+    ]
+
+    def summaries(order: list[Claim]) -> dict[str, tuple]:
+        out = {}
+        for claim in order:
+            found = evidence(claim, max_d=5)
+            out[claim.id] = (found.outcome, found.detail, found.data)
+        return out
+
+    monkeypatch.setattr(concrete, "_SHARED", concrete._Shared())
+    forward = summaries(claims)
+    shared = concrete._SHARED
+    # D_z u(h) at d = 5 is kept for every later check that needs it.
+    assert shared.atoms[jvp(u, z, h)] == ("h", "z")
+    assert any(key[:2] == (jvp(u, z, h), 5) for key in shared.values)
+    monkeypatch.setattr(concrete, "_SHARED", concrete._Shared())
+    assert summaries(claims[::-1]) == forward
+    monkeypatch.setattr(concrete, "SHARE_SYMBOLIC", False)
+    assert summaries(claims) == forward
+    # A name is labelled by what it stands for, whichever store made it.
+    x, y = shared.coordinates_of("z", 2)
+    first, second = concrete._Names(), concrete._Names()
+    second.name(x + y)
+    assert first.name(x * y + x).name == second.name(y * x + x).name
+
+
+def test_the_first_random_point_of_a_claim_is_checked_against_sympy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import lnsym.concrete as concrete
+    from lnsym.errors import CrossCheckError
+
+    original = concrete._evaluate
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args[1].d)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(concrete, "_evaluate", counted)
+    claim = Claim("j", Eq(jvp(u, z, h), closed_form(h)), [dimension_at_least(9)])
+    result = evidence(claim, max_d=10)
+    assert result.data["methods"] == {9: "random-rational", 10: "random-rational"}
+    assert calls == [9]  # once per claim: the exact arithmetic decides the other points
+
+    def shifted(*args, **kwargs):
+        sides = original(*args, **kwargs)
+        return None if sides is None else (tuple(x + 1 for x in sides[0]), sides[1])
+
+    monkeypatch.setattr(concrete, "_evaluate", shifted)
+    with pytest.raises(CrossCheckError, match="exact arithmetic gives"):
+        evidence(claim, max_d=10)

@@ -1,0 +1,201 @@
+"""The concrete engine's symbolic zero test: fractions over a sparse polynomial ring.
+
+Part of the concrete engine (:mod:`lnsym.concrete` describes the whole). Both sides of an
+identity at a fixed d, as SymPy expressions, become num/den over ``sympy.polys.rings`` (no
+gcds), square roots becoming generators r with r² = R; the identity holds when num reduces
+to 0 modulo those relations. A deterministic work limit hands larger cases to exact points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sympy
+from sympy.core.sorting import default_sort_key
+from sympy.polys.domains import QQ
+from sympy.polys.rings import PolyElement, ring
+
+from lnsym.errors import DomainError, UnsupportedError
+
+#: Term products allowed in one symbolic reduction before exact points take over.
+SYMBOLIC_WORK = 50_000
+
+
+class _TooLarge(UnsupportedError):
+    """The symbolic reduction would be slower than exact random points."""
+
+
+class _Fractions:
+    """SymPy expressions as num / Π fᵏ over QQ[roots, s, symbols], without any gcd.
+
+    ``definitions`` maps names (and ε ↦ s² − q) to what they stand for. Square roots become
+    ring generators r with r² = R, outermost first, so that the relations form a Gröbner
+    basis in lex order (their leading terms r² are coprime); √(s²) is s itself.
+    """
+
+    def __init__(
+        self,
+        exprs: Sequence[sympy.Expr],
+        s: sympy.Symbol | None,
+        definitions: Mapping[sympy.Symbol, sympy.Expr],
+    ) -> None:
+        self.definitions = definitions
+        everything = [*exprs, *definitions.values()]
+        depth: dict[sympy.Expr, int] = {}
+        radicands = {r for x in everything for r in _radicands(x)}
+        order = sorted(radicands, key=lambda r: (-self._depth(r, depth), default_sort_key(r)))
+        symbols = {v for x in everything for v in x.free_symbols} - {s, *definitions}
+        root_symbols = [sympy.Dummy(f"r{i}") for i in range(len(order))]
+        gens = [*root_symbols, *([s] if s is not None else []), *sorted(symbols, key=str)]
+        self.ring, *ring_gens = ring(gens or [sympy.Dummy("unused")], QQ)
+        self.gen = dict(zip(gens, ring_gens, strict=False))
+        self.slot = {r: self.gen[root] for r, root in zip(order, root_symbols, strict=True)}
+        self.s = self.gen.get(s) if s is not None else None
+        # Generators known positive (s, ε, declared scalars): their squares leave a root.
+        self.positive = [i for i, g in enumerate(gens) if g.is_positive]
+        # (n·D, D) → the generator r = √(n·D) that stands for √(n/D)·D.
+        self.roots: dict[tuple[PolyElement, PolyElement], PolyElement] = {}
+        self._memo: dict[sympy.Expr, tuple[PolyElement, dict[PolyElement, int]]] = {}
+        self.work = 0
+
+    def _depth(self, e: sympy.Expr, memo: dict[sympy.Expr, int]) -> int:
+        """How deeply square roots nest inside ``e`` (through names too)."""
+        if e not in memo:
+            found = 0
+            for node in sympy.preorder_traversal(e):
+                if node in self.definitions:
+                    found = max(found, self._depth(self.definitions[node], memo))
+                elif _is_radical(node):
+                    found = max(found, 1 + self._depth(node.args[0], memo))
+            memo[e] = found
+        return memo[e]
+
+    def convert(self, e: sympy.Expr) -> tuple[PolyElement, dict[PolyElement, int]]:
+        found = self._memo.get(e)
+        if found is None:
+            found = self._memo[e] = self._convert(e)
+        return found
+
+    def _convert(self, e: sympy.Expr) -> tuple[PolyElement, dict[PolyElement, int]]:
+        R = self.ring
+        if e.is_Rational:
+            return R(QQ(int(e.p), int(e.q))), {}
+        if e.is_Symbol:
+            if e in self.definitions:
+                return self.convert(self.definitions[e])
+            return self.gen[e], {}
+        if e.is_Add:
+            parts = [self.convert(a) for a in e.args]
+            common: dict[PolyElement, int] = {}
+            for _, den in parts:
+                for f, k in den.items():
+                    common[f] = max(common.get(f, 0), k)
+            num = R.zero
+            for n, den in parts:
+                for f, k in common.items():
+                    if k > den.get(f, 0):
+                        n = self._mul(n, self._pow(f, k - den.get(f, 0)))
+                num += n
+            return num, common
+        if e.is_Mul:
+            num, den = R.one, {}
+            for a in e.args:
+                n, dd = self.convert(a)
+                num = self._mul(num, n)
+                for f, k in dd.items():
+                    den[f] = den.get(f, 0) + k
+            return num, den
+        if isinstance(e, sympy.Abs):
+            return self._root(e.args[0] ** 2, 1)
+        if e.is_Pow and e.exp.is_Rational:
+            if e.exp.q == 1:
+                n, dd = self.convert(e.base)
+                k = int(e.exp)
+                if k >= 0:
+                    return self._pow(n, k), {f: j * k for f, j in dd.items()}
+                return self._over(self._product(dd, -k), n, -k)
+            if e.exp.q == 2:
+                return self._root(e.base, int(e.exp.p))
+        raise UnsupportedError(f"no polynomial reduction for {type(e).__name__} ({e})")
+
+    def _root(self, radicand: sympy.Expr, p: int) -> tuple[PolyElement, dict[PolyElement, int]]:
+        """(√radicand)^p, with √(n/D) written r/D for a generator r with r² = n·D.
+
+        (That is √(n·D)/|D| up to the sign of D; reducing modulo r² − n·D proves an identity
+        for both signs of r, so the sign cannot matter. Only √(s²) is replaced by s > 0.)
+        """
+        n, dd = self.convert(radicand)
+        den = self._product(dd, 1)
+        rad = self._mul(n, den)
+        if not rad:
+            if p < 0:
+                raise DomainError("division by the square root of 0")
+            return self.ring.zero, {}
+        # √(m²·rad) = m·√rad for a monomial m in positive generators.
+        m = self.ring.one
+        for i in self.positive:
+            k = min(monomial[i] for monomial in rad.itermonoms()) // 2
+            m = m * self.ring.gens[i] ** k
+        rad = rad.exquo(m**2)
+        if self.s is not None and den == 1 and rad == self.s**2:
+            root = m * self.s
+        else:
+            root = m * self.roots.setdefault((rad, den), self.slot[radicand])
+        if p >= 0:
+            return self._over(self._pow(root, p), den, p)
+        return self._over(self._pow(den, -p), root, -p)
+
+    def _over(
+        self, num: PolyElement, f: PolyElement, k: int
+    ) -> tuple[PolyElement, dict[PolyElement, int]]:
+        """num / fᵏ with f made monic, so equal factors are equal keys."""
+        if k == 0:
+            return num, {}
+        if f.is_ground:
+            if f == 0:
+                raise DomainError("division by zero")
+            return num.quo_ground(f.LC**k), {}
+        return num.quo_ground(f.LC**k), {f.monic(): k}
+
+    def _mul(self, a: PolyElement, b: PolyElement) -> PolyElement:
+        # A deterministic size guard: past it, exact random points are the cheaper check.
+        self.work += len(a) * len(b)
+        if self.work > SYMBOLIC_WORK:
+            raise _TooLarge("the expansion is too large for the symbolic reduction")
+        return a * b
+
+    def _pow(self, a: PolyElement, k: int) -> PolyElement:
+        out = self.ring.one
+        for _ in range(k):
+            out = self._mul(out, a)
+        return out
+
+    def _product(self, factors: Mapping[PolyElement, int], times: int) -> PolyElement:
+        out = self.ring.one
+        for f, k in factors.items():
+            out = self._mul(out, self._pow(f, k * times))
+        return out
+
+    def vanishes(self, e: sympy.Expr) -> bool:
+        """Whether ``e`` is identically zero (True is exact; False may mean "not canonical")."""
+        num, den = self.convert(e)
+        basis = [root**2 - rad for (rad, _), root in self.roots.items()]
+        if basis:
+            num = num.rem(basis)
+        if any((f.rem(basis) if basis else f) == 0 for f in den):
+            raise DomainError("a denominator vanishes identically")
+        return bool(num == 0)
+
+
+def _is_radical(e: sympy.Basic) -> bool:
+    return isinstance(e, sympy.Abs) or bool(e.is_Pow and e.exp.is_Rational and e.exp.q == 2)
+
+
+def _radicands(e: sympy.Expr) -> set[sympy.Expr]:
+    out = set()
+    for node in sympy.preorder_traversal(e):
+        if isinstance(node, sympy.Abs):
+            out.add(node.args[0] ** 2)
+        elif _is_radical(node):
+            out.add(node.base)
+    return out
