@@ -52,7 +52,7 @@ def test_required_claims_are_present_with_sources_and_proved():
     for claim_id in sorted(REQUIRED_PROVED):
         claim = claims[claim_id]
         assert claim.source, claim_id
-        general = checker._run("general", claim, None)
+        general = checker._run("general", claim)
         assert general.outcome == "proved", (claim_id, general.detail)
 
 
