@@ -691,12 +691,9 @@ def chain_rule(e: ir.Expr) -> ir.Expr:
     """
 
     def rewrite(x: Any) -> Any:
-        if isinstance(x, tuple):
-            return tuple(rewrite(y) for y in x)
         if not isinstance(x, ir.Expr):
             return x
-        changes = {f.name: rewrite(getattr(x, f.name)) for f in dataclass_fields(x)}  # type: ignore[arg-type]
-        x = dataclass_replace(x, **changes)  # type: ignore[type-var]
+        x = _rebuild(x, rewrite)
         match x:
             case Jvp(
                 expr=ir.Substitution(expr=f, target=ir.VectorAtom() as y, value=g),
@@ -721,21 +718,28 @@ def _replace_symbol(e: ir.Expr, sym: sympy.Symbol, value: sympy.Expr) -> ir.Expr
     """
 
     def rewrite(x: Any) -> Any:
-        if isinstance(x, tuple):
-            return tuple(rewrite(y) for y in x)
         if isinstance(x, sympy.Basic):
             return x.xreplace({sym: value})
         if not isinstance(x, ir.Expr):
             return x
         if isinstance(x, ir.Substitution) and x.target == ir.Const(sym):
             return ir.Substitution(x.expr, x.target, rewrite(x.value))
-        changes = {f.name: rewrite(getattr(x, f.name)) for f in dataclass_fields(x)}  # type: ignore[arg-type]
-        return dataclass_replace(x, **changes)  # type: ignore[type-var]
+        return _rebuild(x, rewrite)
 
     try:
         return rewrite(e)  # type: ignore[no-any-return]
     except ExpressionError as exc:
         raise UnsupportedError(f"at {sym} = {value}: {exc}") from exc
+
+
+def _rebuild(e: ir.Expr, fn: Callable[[Any], Any]) -> ir.Expr:
+    """``e`` with ``fn`` applied to each of its fields (to each item of a tuple field)."""
+    changes = {
+        f.name: tuple(map(fn, v)) if isinstance(v, tuple) else fn(v)
+        for f in dataclass_fields(e)  # type: ignore[arg-type]
+        for v in (getattr(e, f.name),)
+    }
+    return dataclass_replace(e, **changes)  # type: ignore[type-var, no-any-return]
 
 
 def _fields(e: ir.Expr) -> tuple[Any, ...]:
