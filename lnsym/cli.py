@@ -88,10 +88,10 @@ def _add_check_options(parser: argparse.ArgumentParser) -> None:
         "-j",
         "--jobs",
         type=_positive_int,
-        default=1,
+        default=None,
         metavar="N",
-        help="check claims in N processes, at most one per usable CPU (same results as a "
-        "serial run)",
+        help="check claims in N processes, at most one per usable CPU (default: one per "
+        "usable CPU; the results are those of a serial run)",
     )
     group.add_argument(
         "--engines",
@@ -225,11 +225,14 @@ def _check_output_dir(out: Path) -> None:
         raise UserInputError(f"--out {out}: not a directory")
 
 
-def _jobs(requested: int) -> int:
-    """``-j N`` capped at the usable CPUs, with one note on stderr when it is capped."""
+def _jobs(requested: int | None) -> int:
+    """``-j N`` capped at the usable CPUs, with one note on stderr when it is capped;
+    without ``-j``, one process per usable CPU."""
     from lnsym.runner import usable_cpus
 
     cpus = usable_cpus()
+    if requested is None:
+        return cpus
     if requested <= cpus:
         return requested
     print(

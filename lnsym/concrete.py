@@ -129,7 +129,7 @@ from lnsym.concrete_ring import SYMBOLIC_WORK as SYMBOLIC_WORK
 from lnsym.concrete_ring import _Fractions, _TooLarge
 from lnsym.concrete_sympy import _SHARED as _SHARED
 from lnsym.concrete_sympy import Value as Value
-from lnsym.concrete_sympy import _entries, _Evaluator, _real, _Shared, _sign
+from lnsym.concrete_sympy import _agree, _entries, _Evaluator, _real, _Shared, _sign
 from lnsym.concrete_sympy import _Names as _Names
 from lnsym.concrete_sympy import instantiate as instantiate
 from lnsym.concrete_sympy import jacobian as jacobian
@@ -344,7 +344,7 @@ def _compare_with_sympy(problem: _Problem, point: _Point, sides: tuple[Any, Any]
         return
     for found, value in zip(sides, expected, strict=True):
         for x, y in zip(_entries(found), _entries(value), strict=True):
-            if _sign(exact.to_sympy(x) - y) != 0:
+            if not _agree(exact.to_sympy(x), y):
                 raise CrossCheckError(
                     f"exact arithmetic gives {exact.to_sympy(x)}, SymPy {y} at {_where(point)}"
                 )

@@ -179,12 +179,34 @@ class _Fractions:
     def vanishes(self, e: sympy.Expr) -> bool:
         """Whether ``e`` is identically zero (True is exact; False may mean "not canonical")."""
         num, den = self.convert(e)
-        basis = [root**2 - rad for (rad, _), root in self.roots.items()]
-        if basis:
-            num = num.rem(basis)
-        if any((f.rem(basis) if basis else f) == 0 for f in den):
+        if any(self.reduce(f) == 0 for f in den):
             raise DomainError("a denominator vanishes identically")
-        return bool(num == 0)
+        return bool(self.reduce(num) == 0)
+
+    def reduce(self, p: PolyElement) -> PolyElement:
+        """``p`` modulo the relations r² = R: every r^k becomes R^(k//2)·r^(k mod 2).
+
+        The relations are a Gröbner basis with leading terms r², so this is the normal form
+        that division by them gives, found by substitution instead: outermost root first,
+        since a radicand holds only roots nested deeper, which come later.
+        """
+        gens = self.ring.gens
+        relations = {gens.index(root): rad for (rad, _), root in self.roots.items()}
+        for i in sorted(relations):
+            p = self._substitute(p, i, relations[i])
+        return p
+
+    def _substitute(self, p: PolyElement, i: int, rad: PolyElement) -> PolyElement:
+        """``p`` with the generator i's square replaced by ``rad``."""
+        by_half: dict[int, dict[tuple[int, ...], object]] = {}
+        for monom, coeff in p.iterterms():
+            k = monom[i]
+            by_half.setdefault(k // 2, {})[monom[:i] + (k % 2,) + monom[i + 1 :]] = coeff
+        out = self.ring.zero
+        for half, terms in sorted(by_half.items()):
+            part = self.ring.from_dict(terms)
+            out += self._mul(part, self._pow(rad, half)) if half else part
+        return out
 
 
 def _is_radical(e: sympy.Basic) -> bool:

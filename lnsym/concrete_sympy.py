@@ -27,6 +27,8 @@ from lnsym.errors import ExpressionError, UnsupportedError
 Value: TypeAlias = sympy.Expr | tuple[sympy.Expr, ...]
 
 _ZERO, _ONE = sympy.Integer(0), sympy.Integer(1)
+#: Digits to which a cross-checked value must agree with SymPy's (:func:`_agree`).
+AGREEMENT_DIGITS = 100
 
 
 # ---------------------------------------------------------------------------------------
@@ -557,6 +559,24 @@ def _real(x: sympy.Expr) -> bool:
     if x.free_symbols or not x.is_number:
         raise UnsupportedError(f"{x} has no numeric value at a point")
     return not (x.has(sympy.I) or x.is_extended_real is False)
+
+
+def _agree(x: sympy.Expr, y: sympy.Expr) -> bool:
+    """Whether two exact numbers from independent routes agree (the cross-check's test).
+
+    Rationals are compared exactly. Otherwise the difference is evaluated with certified
+    digits: a nonzero result proves disagreement, and none found within SymPy's working
+    precision counts as agreement. (A minimal polynomial would prove equality but costs
+    tens of seconds for nested roots; an arithmetic slip does not hide below 100 digits.)
+    """
+    difference = x - y
+    if difference.is_Rational:
+        return bool(difference == 0)
+    try:
+        approx = difference.evalf(AGREEMENT_DIGITS, strict=True)
+    except PrecisionExhausted:
+        return True
+    return bool(approx == 0)
 
 
 def _sign(x: sympy.Expr) -> int:

@@ -359,9 +359,7 @@ def _check_constant(value: Any) -> None:
         if not isinstance(sym, sympy.Symbol) or sym.is_Dummy:
             raise ExpressionError(f"the constant {value} uses the unnamed symbol {sym!r}")
         if sym.name in _RESERVED and sym not in (d, eps):
-            raise ExpressionError(
-                f"the symbol {sym.name!r} is reserved: use {_RESERVED[sym.name]}"
-            )
+            raise ExpressionError(f"the symbol {sym.name!r} is reserved: use {_RESERVED[sym.name]}")
         _check_name(sym.name)
         if sym.is_real is not True:
             raise ExpressionError(

@@ -104,4 +104,3 @@ def parse_vector(text: str) -> list[Fraction]:
 def _shown(text: str, limit: int = 60) -> str:
     """``repr`` of user text, shortened so that an error stays one readable line."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
-

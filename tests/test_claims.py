@@ -264,6 +264,5 @@ def test_a_genuinely_slow_claim_ends_as_timeout_within_its_safety_net():
     assert concrete.outcome == "timeout"
     assert numeric.outcome == "consistent"
     assert result.reason == (
-        "the wall-clock safety net of 1 s ran out before the engine reached a deterministic "
-        "limit"
+        "the wall-clock safety net of 1 s ran out before the engine reached a deterministic limit"
     )

@@ -658,3 +658,38 @@ def test_the_first_random_point_of_a_claim_is_checked_against_sympy(
     monkeypatch.setattr(concrete, "_evaluate", shifted)
     with pytest.raises(CrossCheckError, match="exact arithmetic gives"):
         evidence(claim, max_d=10)
+
+
+# ---------------------------------------------------------------------------------------
+# The ring reduction and the cross-check's comparison
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=6, max_size=6))
+def test_reduction_by_substitution_is_the_division_normal_form(k):
+    # Nested roots r0 = √(x + √(y² + 1)), r1 = √(y² + 1): reducing by r² → R must give the
+    # same remainder as SymPy's division by the (Gröbner) relations r² − R.
+    from lnsym.concrete_ring import _Fractions
+
+    x, y = sympy.symbols("x y", real=True)
+    inner = sympy.sqrt(y**2 + 1)
+    outer = sympy.sqrt(x + inner)
+    e = (k[0] * outer**3 + k[1] * inner**2 * outer + k[2] * x) * (k[3] * inner**3 + k[4] * y) + k[
+        5
+    ] * outer**2 * inner
+    fractions = _Fractions([e], None, {})
+    num, _ = fractions.convert(e)
+    basis = [root**2 - rad for (rad, _), root in fractions.roots.items()]
+    assert fractions.reduce(num) == num.rem(basis)
+
+
+def test_the_cross_check_comparison_tells_near_equal_numbers_apart():
+    from lnsym.concrete_sympy import _agree
+
+    root = sympy.sqrt(2 + sympy.sqrt(3))
+    # Equal values written differently agree; a difference of 10⁻⁶⁰ does not hide.
+    assert _agree(root, (sympy.sqrt(6) + sympy.sqrt(2)) / 2)
+    assert _agree(sympy.sqrt(8), 2 * sympy.sqrt(2))
+    assert not _agree(root, root + sympy.Rational(1, 10**60))
+    assert not _agree(sympy.sqrt(2), sympy.Rational(99, 70))
+    assert _agree(sympy.Rational(1, 3), sympy.Rational(2, 6))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,10 +175,14 @@ def render_report(
             f"(Debian: apt-get install {' '.join(TEX_PACKAGES)})"
         )
         return out
-    for name, (tex, pdf_figures) in latex_sources.items():
-        result = (pdf_builder or build_pdf)(tex, pdf_figures)
-        out.files[f"{name}.pdf"] = result.pdf
-        out.overfull.extend(f"{name}.pdf: {line}" for line in result.overfull)
+    # Each PDF is a separate latexmk process: build them side by side, keep their order.
+    builder = pdf_builder or build_pdf
+    with ThreadPoolExecutor(max_workers=len(latex_sources)) as pool:
+        builds = [pool.submit(builder, tex, files) for tex, files in latex_sources.values()]
+        for name, future in zip(latex_sources, builds, strict=True):
+            result = future.result()
+            out.files[f"{name}.pdf"] = result.pdf
+            out.overfull.extend(f"{name}.pdf: {line}" for line in result.overfull)
     return out
 
 
