@@ -1,10 +1,10 @@
 """How the concrete engine's exact Jacobian check scales with d, against naive ``simplify``.
 
 For each d it times the claim ``jacobian.closed_form`` (J h = (Ph − u⟨u, h⟩/d)/s) checked by
-:func:`lnsym.concrete.check_dimension` — the symbolic reduction with s² = q + ε up to d = 8,
-exact random rational points beyond — and, in a subprocess with a time budget, the naive
-route: SymPy's ``Matrix.jacobian`` of u_ε at d symbols, then ``simplify`` of J h minus the
-closed form. With ``--catalog`` it also times every catalog claim for d = 1..8.
+:func:`lnsym.engines.concrete.engine.check_dimension` — the symbolic reduction with s² = q + ε up to
+d = 8, exact random rational points beyond — and, in a subprocess with a time budget, the naive
+route: SymPy's ``Matrix.jacobian`` of u_ε at d symbols, then ``simplify`` of J h minus the closed
+form. With ``--catalog`` it also times every catalog claim for d = 1..8.
 
     python benchmarks/concrete_scaling.py [--dims 2 4 8 16 32 64] [--budget 60] [--catalog]
 
@@ -20,9 +20,9 @@ import time
 
 import sympy
 
-from lnsym import concrete
-from lnsym.catalog import load
-from lnsym.claims import Claim, derivation_claims
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Claim, derivation_claims
+from lnsym.engines.concrete import engine as concrete
 
 
 def naive(d: int) -> bool:

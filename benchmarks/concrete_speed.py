@@ -1,13 +1,13 @@
 """CPU seconds of the concrete engine on the whole catalog, against the slower routes it keeps.
 
 Every catalog claim and every link of every derivation is checked with
-:func:`lnsym.concrete.evidence` (``max_d`` and ``seed`` as in ``lnsym verify``), in catalog
-order, in a fresh process, and the process CPU seconds of each check are printed with the
-total. The engine keeps its slower routes behind two switches, and ``--compare`` runs the
-catalog again with each of them off:
+:func:`lnsym.engines.concrete.engine.evidence` (``max_d`` and ``seed`` as in ``lnsym verify``), in
+catalog order, in a fresh process, and the process CPU seconds of each check are printed with the
+total. The engine keeps its slower routes behind two switches, and ``--compare`` runs the catalog
+again with each of them off:
 
 - ``sympy-points``: exact points evaluated with SymPy numbers and ``sympy.diff`` in t
-  (``EXACT_POINTS = False``) instead of :mod:`lnsym.concrete_exact` — the same points;
+  (``EXACT_POINTS = False``) instead of :mod:`lnsym.engines.concrete.exact` — the same points;
 - ``unshared``: symbolic values computed afresh for every claim (``SHARE_SYMBOLIC = False``).
 
 It then prints, per claim and in total, the ratio of each route's seconds to the default's,
@@ -36,8 +36,8 @@ ROUTES = {
 
 
 def _claims() -> dict[str, Any]:
-    from lnsym.catalog import load
-    from lnsym.claims import derivation_claims
+    from lnsym.checking.catalog import load
+    from lnsym.checking.claims import derivation_claims
 
     out: dict[str, Any] = {}
     for section in load():
@@ -49,7 +49,7 @@ def _claims() -> dict[str, Any]:
 
 def child(route: str, max_d: int, seed: int) -> None:
     """Check the catalog with one route and print {id: [seconds, evidence]} as JSON."""
-    from lnsym import concrete
+    from lnsym.engines.concrete import engine as concrete
 
     for name, value in ROUTES[route].items():
         setattr(concrete, name, value)

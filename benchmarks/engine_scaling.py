@@ -34,9 +34,9 @@ import concrete_scaling  # noqa: E402  (a sibling script)
 import numeric_scaling  # noqa: E402
 
 from lnsym import Eq, center, core, dot, jvp, layer_norm, mean, ones, scalar, var, vector  # noqa: E402
-from lnsym import expr as ir  # noqa: E402
-from lnsym.claims import Checker, Claim, Options  # noqa: E402
-from lnsym.concrete import instantiate  # noqa: E402
+from lnsym.checking.claims import Checker, Claim, Options  # noqa: E402
+from lnsym.engines.concrete.engine import instantiate  # noqa: E402
+from lnsym.ir import nodes as ir  # noqa: E402
 
 z, h = vector("z"), vector("h")
 gamma, beta = vector("gamma"), vector("beta")

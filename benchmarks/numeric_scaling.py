@@ -2,7 +2,7 @@
 
 For a few representative claims (core shift invariance, the Jacobian's closed form, the input
 gradient, the operator norm of J) and d = 1, 8, 64, 768 it draws sample points of that
-dimension exactly as :func:`lnsym.numeric.evidence` does, then times
+dimension exactly as :func:`lnsym.engines.numeric.engine.evidence` does, then times
 
 - *batched*: all points of the dimension in one evaluation (what ``evidence`` does), and
 - *naive*: the same points one at a time, each a batch of one (the per-point interpretation
@@ -10,7 +10,7 @@ dimension exactly as :func:`lnsym.numeric.evidence` does, then times
 
 and prints milliseconds of CPU per sample (``time.process_time``) and their ratio. With
 ``--catalog`` it also prints the numeric engine's CPU seconds on every catalog claim and
-derivation step, called as :mod:`lnsym.claims` calls it (200 samples, seed 0).
+derivation step, called as :mod:`lnsym.checking.claims` calls it (200 samples, seed 0).
 
     python benchmarks/numeric_scaling.py [--samples 48] [--catalog]
 
@@ -24,9 +24,9 @@ import time
 
 import numpy as np
 
-from lnsym import numeric
-from lnsym.catalog import load
-from lnsym.claims import Claim, derivation_claims
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Claim, derivation_claims
+from lnsym.engines.numeric import engine as numeric
 
 CLAIMS = (
     "core.shift_invariant",

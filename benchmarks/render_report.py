@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from lnsym.catalog import load
-from lnsym.claims import Options
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Options
 from lnsym.report.build import FORMATS, check_catalog, render_report
 from lnsym.report.figures import FIGURES, render_figure
 from lnsym.report.model import build_model

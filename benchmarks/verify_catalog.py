@@ -14,8 +14,8 @@ import argparse
 import time
 from collections import defaultdict
 
-from lnsym.catalog import load
-from lnsym.claims import Checker, Options, derivation_claims
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Checker, Options, derivation_claims
 
 
 def _claims() -> list:

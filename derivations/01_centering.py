@@ -8,8 +8,8 @@ mean by c and leaves its variance alone.
 """
 
 from lnsym import Eq, Le, center, d, dot, mean, ones, scalar, var, vector
-from lnsym.claims import Claim
-from lnsym.proof import Derivation, Step
+from lnsym.checking.claims import Claim
+from lnsym.checking.proof import Derivation, Step
 
 z, a, b = vector("z"), vector("a"), vector("b")
 c = scalar("c")

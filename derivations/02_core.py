@@ -24,8 +24,8 @@ from lnsym import (
     var,
     vector,
 )
-from lnsym.claims import Claim
-from lnsym.proof import Derivation, Step
+from lnsym.checking.claims import Claim
+from lnsym.checking.proof import Derivation, Step
 
 z, w, b = vector("z"), vector("w"), vector("b")
 gamma, beta = vector("gamma"), vector("beta")

@@ -32,9 +32,9 @@ from lnsym import (
     vector,
     vjp,
 )
-from lnsym.claims import Claim
-from lnsym.lemmas import SPECTRAL_NORM
-from lnsym.proof import Derivation, Step, by_lemma
+from lnsym.checking.claims import Claim
+from lnsym.checking.lemmas import SPECTRAL_NORM
+from lnsym.checking.proof import Derivation, Step, by_lemma
 
 z, h, a, b, v = vector("z"), vector("h"), vector("a"), vector("b"), vector("v")
 gamma, beta = vector("gamma"), vector("beta")

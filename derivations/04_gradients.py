@@ -10,9 +10,9 @@ gradient always sums to zero, as every vector in the range of J does.
 import sympy
 
 from lnsym import Eq, d, dot, eps, grad, jvp, layer_norm, mean, ones, var, vector, vjp
-from lnsym.claims import Claim
-from lnsym.layers import core
-from lnsym.proof import Derivation, Step
+from lnsym.checking.claims import Claim
+from lnsym.checking.proof import Derivation, Step
+from lnsym.ir.layers import core
 
 z, g = vector("z"), vector("g")
 z1, z2, g1, g2 = vector("z1"), vector("z2"), vector("g1"), vector("g2")

@@ -9,9 +9,9 @@ nonnegative.
 """
 
 from lnsym import Eq, Le, centered, core, d, dot, eps, jvp, mean, norm, ones, scalar, var, vector
-from lnsym.claims import Claim
-from lnsym.lemmas import MEAN_VALUE_INEQUALITY
-from lnsym.proof import Derivation, Step, by_lemma
+from lnsym.checking.claims import Claim
+from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY
+from lnsym.checking.proof import Derivation, Step, by_lemma
 
 z, h = vector("z"), vector("h")
 c = scalar("c")

@@ -28,7 +28,7 @@ from lnsym import (
     vector,
     vjp,
 )
-from lnsym.claims import Claim
+from lnsym.checking.claims import Claim
 
 z, h, v, w, b = vector("z"), vector("h"), vector("v"), vector("w"), vector("b")
 x, r, g, x_hat = vector("x"), vector("r"), vector("g"), vector("xhat")

@@ -5,10 +5,13 @@ The public API is re-exported here; see the README for a tour.
 
 from __future__ import annotations
 
-from lnsym.calculus import grad, jvp, opnorm, vjp
-from lnsym.claims import Claim, Result, check
-from lnsym.examples import WorkedExample, perturbation_ratio, worked_example
-from lnsym.expr import (
+from lnsym.checking.claims import Claim, Result, check
+from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
+from lnsym.checking.proof import Derivation, Step, by_lemma
+from lnsym.exact.examples import WorkedExample, perturbation_ratio, worked_example
+from lnsym.ir.calculus import grad, jvp, opnorm, vjp
+from lnsym.ir.layers import core, layer_norm
+from lnsym.ir.nodes import (
     Eq,
     Le,
     center,
@@ -28,19 +31,24 @@ from lnsym.expr import (
     var,
     vector,
 )
-from lnsym.layers import core, layer_norm
-from lnsym.proof import Derivation, Step
+
+# The printers first: importing them installs the IR's repr (lnsym.ir.nodes.PRINTERS).
+from lnsym.printing import latex, text
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "MEAN_VALUE_INEQUALITY",
+    "SPECTRAL_NORM",
     "Claim",
     "Derivation",
     "Eq",
     "Le",
     "Result",
     "Step",
+    "Verdict",
     "WorkedExample",
+    "by_lemma",
     "check",
     "center",
     "centered",
@@ -53,6 +61,7 @@ __all__ = [
     "grad",
     "hadamard",
     "jvp",
+    "latex",
     "layer_norm",
     "mean",
     "nonconstant",
@@ -62,6 +71,7 @@ __all__ = [
     "orthogonal",
     "perturbation_ratio",
     "scalar",
+    "text",
     "var",
     "vector",
     "vjp",

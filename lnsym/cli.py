@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from lnsym.errors import UserInputError
+from lnsym.parse import MAX_SECONDS, parse_seconds
 
 
 class _Parser(argparse.ArgumentParser):
@@ -120,7 +121,7 @@ def _add_check_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from lnsym.claims import Options
+    from lnsym.checking.claims import Options
 
     return Options(
         timeout=args.timeout,
@@ -157,36 +158,6 @@ def _engine_list(value: str) -> tuple[str, ...]:
             "general, concrete, numeric"
         )
     return names
-
-
-#: The longest time budget, in seconds (about 11.6 days): the interval timer that enforces
-#: budgets overflows a little beyond 10⁹ s, and no check needs that long.
-MAX_SECONDS = 1_000_000
-
-
-def parse_seconds(value: str) -> float:
-    """A time budget in seconds: a number (as :func:`lnsym.parse.parse_number` reads it)
-    that is positive, at most :data:`MAX_SECONDS`, and not rounded to 0 as a float.
-
-    Used by ``--timeout``, ``--total-timeout`` and the pytest plugin's ``lnsym_timeout``.
-
-    Raises:
-        UserInputError: for anything else (``nan``, ``inf``, ``0``, ``1e400``, ``1e-400``).
-
-    >>> parse_seconds("1/4"), parse_seconds("1e3")
-    (0.25, 1000.0)
-    """
-    from lnsym.parse import parse_number
-
-    number = parse_number(value)  # exact: refuses nan and inf, and never overflows
-    if number <= 0:
-        raise UserInputError(f"expected a positive number of seconds, got {value!r}")
-    if number > MAX_SECONDS:
-        raise UserInputError(f"{value!r}: a time budget is at most {MAX_SECONDS} seconds")
-    seconds = float(number)
-    if seconds == 0:
-        raise UserInputError(f"{value!r}: too small, it rounds to 0 seconds")
-    return seconds
 
 
 def _seconds(value: str) -> float:
@@ -228,7 +199,7 @@ def _check_output_dir(out: Path) -> None:
 def _jobs(requested: int | None) -> int:
     """``-j N`` capped at the usable CPUs, with one note on stderr when it is capped;
     without ``-j``, one process per usable CPU."""
-    from lnsym.runner import usable_cpus
+    from lnsym.checking.runner import usable_cpus
 
     cpus = usable_cpus()
     if requested is None:
@@ -243,10 +214,10 @@ def _jobs(requested: int | None) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from lnsym.catalog import load
+    from lnsym.checking.catalog import load
+    from lnsym.checking.runner import run, select, to_json
     from lnsym.files import atomic_write
     from lnsym.junit import junit_xml
-    from lnsym.runner import run, select, to_json
 
     _check_output_file("--json", args.json)
     _check_output_file("--junit-xml", args.junit_xml)
@@ -279,7 +250,9 @@ def _expectation(result: Any) -> str:
     claim = getattr(result, "claim", None)
     if claim is None:
         return "every step to pass"
-    return "REFUTED" if claim.expect == "refuted" else f"{claim.require} or stronger"
+    from lnsym.checking.verdicts import expectation
+
+    return expectation(claim.expect, claim.require)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -299,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-#: lnsym.examples.MAX_DIMENSION, repeated so that building the parser does not load SymPy.
+#: lnsym.exact.examples.MAX_DIMENSION, repeated so that building the parser does not load SymPy.
 _EXAMPLE_MAX_D = 64
 
 
@@ -344,7 +317,7 @@ def _add_example_parser(sub: Any) -> None:
 
 def _example(args: argparse.Namespace) -> int:
     from lnsym.errors import LnsymError
-    from lnsym.examples import worked_example
+    from lnsym.exact.examples import worked_example
     from lnsym.parse import parse_number, parse_vector
 
     def vector_option(name: str) -> list[Any] | None:
@@ -424,7 +397,7 @@ def _add_report_parser(sub: Any) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from lnsym.catalog import load
+    from lnsym.checking.catalog import load
     from lnsym.report.build import (
         check_catalog,
         parse_formats,
@@ -532,7 +505,7 @@ def _add_exercises_parser(sub: Any) -> None:
 
 def _exercises(args: argparse.Namespace) -> int:
     from lnsym.errors import LnsymError
-    from lnsym.exercises import generate_sheet, parse_count, parse_dimensions, parse_seed
+    from lnsym.exact.exercises import generate_sheet, parse_count, parse_dimensions, parse_seed
     from lnsym.report.build import parse_formats
     from lnsym.report.pdf import PdfBuildError
     from lnsym.report.sheets import render_sheet

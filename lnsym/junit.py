@@ -8,16 +8,16 @@ reason and whose text is the full account with the counterexample.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import Any
 
-from lnsym.claims import DerivationResult, Result
+from lnsym.checking.claims import DerivationResult, Result
+from lnsym.checking.verdicts import Verdict, expectation
 
 
 def junit_xml(results: list[tuple[str, Result | DerivationResult]]) -> str:
     """The JUnit document for ``(section name, result)`` pairs, as a string."""
-    from lnsym.pytest_plugin import describe_failure
-
-    failures = sum(1 for _, r in results if not r.passed and r.verdict not in ("ERROR", "TIMEOUT"))
-    errors = sum(1 for _, r in results if not r.passed and r.verdict in ("ERROR", "TIMEOUT"))
+    failures = sum(1 for _, r in results if not r.passed and Verdict(r.verdict).decided)
+    errors = sum(1 for _, r in results if not r.passed and not Verdict(r.verdict).decided)
     total_time = sum(r.seconds for _, r in results)
     suite = ET.Element(
         "testsuite",
@@ -36,9 +36,37 @@ def junit_xml(results: list[tuple[str, Result | DerivationResult]]) -> str:
         properties = ET.SubElement(case, "properties")
         ET.SubElement(properties, "property", name="verdict", value=result.verdict)
         if not result.passed:
-            tag = "error" if result.verdict in ("ERROR", "TIMEOUT") else "failure"
+            tag = "failure" if Verdict(result.verdict).decided else "error"
             account = describe_failure(result)
             element = ET.SubElement(case, tag, message=account.splitlines()[0], type=result.verdict)
             element.text = account
     ET.indent(suite)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def describe_failure(result: Any) -> str:
+    """A readable multi-line account of a failed claim or derivation."""
+    from lnsym.checking.claims import DerivationResult
+    from lnsym.printing.printer import text
+
+    if isinstance(result, DerivationResult):
+        lines = [f"derivation {result.derivation.id}: {result.verdict}"]
+        for step in result.steps:
+            if not step.passed:
+                lines.append(describe_failure(step))
+        return "\n".join(lines)
+    claim = result.claim
+    wanted = expectation(claim.expect, claim.require)
+    lines = [
+        f"claim {claim.id}: {result.verdict}, expected {wanted}",
+        f"  statement: {text(claim.statement)}",
+    ]
+    if claim.assumptions:
+        lines.append("  assuming: " + "; ".join(text(a) for a in claim.assumptions))
+    if result.reason:
+        lines.append(f"  reason: {result.reason}")
+    for e in result.evidence:
+        lines.append(f"  {e.engine}: {e.outcome} — {e.detail}")
+    if result.counterexample:
+        lines.append(f"  counterexample: {result.counterexample}")
+    return "\n".join(lines)

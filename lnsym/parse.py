@@ -104,3 +104,31 @@ def parse_vector(text: str) -> list[Fraction]:
 def _shown(text: str, limit: int = 60) -> str:
     """``repr`` of user text, shortened so that an error stays one readable line."""
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+#: The longest time budget, in seconds (about 11.6 days): the interval timer that enforces
+#: budgets overflows a little beyond 10⁹ s, and no check needs that long.
+MAX_SECONDS = 1_000_000
+
+
+def parse_seconds(value: str) -> float:
+    """A time budget in seconds: a number (as :func:`parse_number` reads it)
+    that is positive, at most :data:`MAX_SECONDS`, and not rounded to 0 as a float.
+
+    Used by ``--timeout``, ``--total-timeout`` and the pytest plugin's ``lnsym_timeout``.
+
+    Raises:
+        UserInputError: for anything else (``nan``, ``inf``, ``0``, ``1e400``, ``1e-400``).
+
+    >>> parse_seconds("1/4"), parse_seconds("1e3")
+    (0.25, 1000.0)
+    """
+    number = parse_number(value)  # exact: refuses nan and inf, and never overflows
+    if number <= 0:
+        raise UserInputError(f"expected a positive number of seconds, got {value!r}")
+    if number > MAX_SECONDS:
+        raise UserInputError(f"{value!r}: a time budget is at most {MAX_SECONDS} seconds")
+    seconds = float(number)
+    if seconds == 0:
+        raise UserInputError(f"{value!r}: too small, it rounds to 0 seconds")
+    return seconds

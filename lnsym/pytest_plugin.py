@@ -47,8 +47,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_ROOTS] = explicit + from_ini
     if not explicit + from_ini:
         return
-    from lnsym.cli import parse_seconds
     from lnsym.errors import UserInputError
+    from lnsym.parse import parse_seconds
 
     raw = config.getoption("lnsym_timeout") or config.getini("lnsym_timeout")
     try:
@@ -78,7 +78,7 @@ def _check_paths(source: str, paths: list[Path]) -> None:
         pytest.UsageError: for a missing path, a file that is not ``.py``, or a directory
             without derivation modules.
     """
-    from lnsym.catalog import module_files
+    from lnsym.checking.catalog import module_files
     from lnsym.errors import CatalogError
 
     for path in paths:
@@ -106,7 +106,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 def _checker(config: pytest.Config) -> Any:
     if _CHECKER not in config.stash:
-        from lnsym.claims import Checker, Options
+        from lnsym.checking.claims import Checker, Options
 
         config.stash[_CHECKER] = Checker(Options(timeout=config.stash[_TIMEOUT]))
     return config.stash[_CHECKER]
@@ -116,7 +116,7 @@ class DerivationModule(pytest.File):
     """A derivation module: one item per Claim and per Derivation."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from lnsym.catalog import load
+        from lnsym.checking.catalog import load
         from lnsym.errors import CatalogError
 
         try:
@@ -141,7 +141,8 @@ class ClaimItem(pytest.Item):
         self.subject = subject
 
     def runtest(self) -> None:
-        from lnsym.claims import Claim
+        from lnsym.checking.claims import Claim
+        from lnsym.junit import describe_failure
 
         checker = _checker(self.config)
         if isinstance(self.subject, Claim):
@@ -159,31 +160,3 @@ class ClaimItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"lnsym: {self.name}"
-
-
-def describe_failure(result: Any) -> str:
-    """A readable multi-line account of a failed claim or derivation."""
-    from lnsym.claims import DerivationResult
-    from lnsym.report.printer import text
-
-    if isinstance(result, DerivationResult):
-        lines = [f"derivation {result.derivation.id}: {result.verdict}"]
-        for step in result.steps:
-            if not step.passed:
-                lines.append(describe_failure(step))
-        return "\n".join(lines)
-    claim = result.claim
-    wanted = "REFUTED" if claim.expect == "refuted" else f"{claim.require} or stronger"
-    lines = [
-        f"claim {claim.id}: {result.verdict}, expected {wanted}",
-        f"  statement: {text(claim.statement)}",
-    ]
-    if claim.assumptions:
-        lines.append("  assuming: " + "; ".join(text(a) for a in claim.assumptions))
-    if result.reason:
-        lines.append(f"  reason: {result.reason}")
-    for e in result.evidence:
-        lines.append(f"  {e.engine}: {e.outcome} — {e.detail}")
-    if result.counterexample:
-        lines.append(f"  counterexample: {result.counterexample}")
-    return "\n".join(lines)

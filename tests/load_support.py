@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from lnsym.runner import usable_cpus
+from lnsym.checking.runner import usable_cpus
 
 
 @contextmanager

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lnsym.catalog import load
-from lnsym.claims import Options
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Options
 from lnsym.report.build import check_catalog
 from lnsym.report.model import ReportModel, build_model
 from lnsym.report.review_model import ReviewModel, build_review

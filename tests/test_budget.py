@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from lnsym.budget import time_budget
+from lnsym.checking.budget import time_budget
 from lnsym.errors import BudgetExceeded
 
 

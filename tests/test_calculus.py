@@ -7,9 +7,9 @@ import pytest
 import sympy
 
 from lnsym import core, dot, eps, grad, jvp, layer_norm, mean, opnorm, vector, vjp
-from lnsym.calculus import Grad, Jvp, Vjp
+from lnsym.engines.general import GeneralEngine, instantiate
 from lnsym.errors import ExpressionError
-from lnsym.general import GeneralEngine, instantiate
+from lnsym.ir.calculus import Grad, Jvp, Vjp
 
 z, h, g = vector("z"), vector("h"), vector("g")
 

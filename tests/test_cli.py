@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from test_catalog import GOOD, REQUIRED_PROVED
 
-from lnsym.cli import main, parse_seconds
+from lnsym.cli import main
 from lnsym.errors import UserInputError
+from lnsym.parse import parse_seconds
 
 FALSE = GOOD.replace(
     'CLAIMS = [Claim("mine.shift", Eq(core(z + c * ones), core(z)))]',
@@ -236,7 +237,7 @@ def test_time_budgets_parse_exactly():
 
 
 def test_jobs_are_capped_at_the_usable_cpus(monkeypatch, capsys):
-    from lnsym import runner
+    from lnsym.checking import runner as runner
 
     seen: list[int] = []
     real_run = runner.run
@@ -258,9 +259,9 @@ def test_jobs_are_capped_at_the_usable_cpus(monkeypatch, capsys):
 
 
 def test_the_runner_starts_no_more_processes_than_cpus(monkeypatch):
-    from lnsym import runner
-    from lnsym.catalog import load
-    from lnsym.claims import Options
+    from lnsym.checking import runner as runner
+    from lnsym.checking.catalog import load
+    from lnsym.checking.claims import Options
 
     sizes: list[int] = []
 
@@ -413,7 +414,7 @@ def test_example_dimension_is_limited(capsys):
 
 
 def test_example_help_states_the_limit(capsys):
-    from lnsym.examples import MAX_DIMENSION
+    from lnsym.exact.examples import MAX_DIMENSION
 
     assert exit_code(["example", "--help"]) == 0
     assert f"at most {MAX_DIMENSION} entries" in " ".join(capsys.readouterr().out.split())

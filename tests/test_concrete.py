@@ -35,13 +35,13 @@ from lnsym import (
     vector,
     vjp,
 )
-from lnsym import expr as ir
-from lnsym.budget import time_budget
-from lnsym.calculus import OperatorNorm
-from lnsym.catalog import load
-from lnsym.claims import Claim, derivation_claims
-from lnsym.concrete import check_dimension, evidence, instantiate, jacobian
+from lnsym.checking.budget import time_budget
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Claim, derivation_claims
+from lnsym.engines.concrete.engine import check_dimension, evidence, instantiate, jacobian
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import OperatorNorm
 
 z, h, a, b, g = vector("z"), vector("h"), vector("a"), vector("b"), vector("g")
 gamma, beta = vector("gamma"), vector("beta")
@@ -342,7 +342,7 @@ def test_inequalities_are_searched_even_with_a_valid_certificate() -> None:
 def test_adversarial_points_use_fractions_negatives_and_boundaries() -> None:
     import random
 
-    from lnsym.concrete import _adversarial, _Problem
+    from lnsym.engines.concrete.engine import _adversarial, _Problem
 
     k = scalar("k")
     problem = _Problem.of(mean(h) + k, ir.as_scalar(999), "le", [centered(h)])
@@ -403,7 +403,7 @@ def test_symbolic_exponents_take_their_values() -> None:
 
 
 def test_recheck_and_promote() -> None:
-    from lnsym.concrete import promote, recheck
+    from lnsym.engines.concrete.engine import promote, recheck
 
     false = Claim("scale", Eq(core(2 * z), core(z)))
     point = {"d": 2, "vectors": {"z": ["0", "1"]}, "scalars": {"epsilon": "1"}}
@@ -436,11 +436,11 @@ def test_budgets_propagate() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Exact arithmetic at points (lnsym.concrete_exact) against SymPy
+# Exact arithmetic at points (lnsym.engines.concrete.exact) against SymPy
 
 
 def test_square_root_towers_decide_signs_and_inverses_exactly() -> None:
-    from lnsym.concrete_exact import ONE, Q, Tower, Undefined, inverse, sign, to_sympy
+    from lnsym.engines.concrete.exact import ONE, Q, Tower, Undefined, inverse, sign, to_sympy
 
     tower = Tower()
     r2 = tower.sqrt(Q(2))
@@ -471,7 +471,7 @@ def test_square_root_towers_decide_signs_and_inverses_exactly() -> None:
 
 
 def test_jets_take_nested_derivatives_like_sympy() -> None:
-    from lnsym.concrete_exact import Evaluator, Q, Tower, rational, to_sympy
+    from lnsym.engines.concrete.exact import Evaluator, Q, Tower, rational, to_sympy
 
     point = {z: [1, -2, 4], h: [R(1, 2), 0, -1], a: [2, 1, R(-1, 3)], eps: R(1, 5)}
     exact_point = {v.name: tuple(rational(R(x)) for x in point[v]) for v in (z, h, a)}
@@ -500,7 +500,7 @@ def _points(d: int) -> st.SearchStrategy[dict]:
 
 
 def _sympy_value(e: ir.Expr, d: int, vectors: dict, scalars: dict) -> list | None:
-    from lnsym.concrete import _entries, _Evaluator, _real, _Undefined
+    from lnsym.engines.concrete.engine import _entries, _Evaluator, _real, _Undefined
 
     try:
         value = _Evaluator(d, vectors, scalars, expand=True).value(e)
@@ -520,8 +520,15 @@ def _sympy_value(e: ir.Expr, d: int, vectors: dict, scalars: dict) -> list | Non
 def test_exact_points_equal_sympy_numbers(e: ir.Expr, wrap: str, d: int, data) -> None:
     """The exact evaluator (jets over square-root towers) gives SymPy's values exactly,
     and is undefined exactly where SymPy's values are."""
-    from lnsym.concrete import _sign
-    from lnsym.concrete_exact import Evaluator, Inexpressible, Tower, Undefined, rational, to_sympy
+    from lnsym.engines.concrete.engine import _sign
+    from lnsym.engines.concrete.exact import (
+        Evaluator,
+        Inexpressible,
+        Tower,
+        Undefined,
+        rational,
+        to_sympy,
+    )
 
     zz, hh, aa = strategies.z, strategies.h, strategies.a
     scalar_e = e if e.kind == "scalar" else dot(e, aa)
@@ -556,7 +563,7 @@ def test_exact_points_equal_sympy_numbers(e: ir.Expr, wrap: str, d: int, data) -
 
 
 def test_exact_and_sympy_points_give_the_same_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lnsym.concrete as concrete
+    import lnsym.engines.concrete.engine as concrete
 
     k = scalar("k")
     claims = [
@@ -589,7 +596,7 @@ def test_exact_and_sympy_points_give_the_same_evidence(monkeypatch: pytest.Monke
 
 
 def test_a_violation_sympy_does_not_confirm_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lnsym.concrete as concrete
+    import lnsym.engines.concrete.engine as concrete
     from lnsym.errors import CrossCheckError
 
     monkeypatch.setattr(concrete, "_violates", lambda problem, sides: False)
@@ -600,7 +607,7 @@ def test_a_violation_sympy_does_not_confirm_is_an_error(monkeypatch: pytest.Monk
 def test_symbolic_values_are_shared_but_do_not_depend_on_earlier_checks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import lnsym.concrete as concrete
+    import lnsym.engines.concrete.engine as concrete
 
     claims = [
         Claim("j", Eq(jvp(u, z, h), closed_form(h))),
@@ -635,7 +642,7 @@ def test_symbolic_values_are_shared_but_do_not_depend_on_earlier_checks(
 def test_the_first_random_point_of_a_claim_is_checked_against_sympy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import lnsym.concrete as concrete
+    import lnsym.engines.concrete.engine as concrete
     from lnsym.errors import CrossCheckError
 
     original = concrete._evaluate
@@ -669,7 +676,7 @@ def test_the_first_random_point_of_a_claim_is_checked_against_sympy(
 def test_reduction_by_substitution_is_the_division_normal_form(k):
     # Nested roots r0 = √(x + √(y² + 1)), r1 = √(y² + 1): reducing by r² → R must give the
     # same remainder as SymPy's division by the (Gröbner) relations r² − R.
-    from lnsym.concrete_ring import _Fractions
+    from lnsym.engines.concrete.ring import _Fractions
 
     x, y = sympy.symbols("x y", real=True)
     inner = sympy.sqrt(y**2 + 1)
@@ -684,7 +691,7 @@ def test_reduction_by_substitution_is_the_division_normal_form(k):
 
 
 def test_the_cross_check_comparison_tells_near_equal_numbers_apart():
-    from lnsym.concrete_sympy import _agree
+    from lnsym.engines.concrete.values import _agree
 
     root = sympy.sqrt(2 + sympy.sqrt(3))
     # Equal values written differently agree; a difference of 10⁻⁶⁰ does not hide.

@@ -1,4 +1,4 @@
-"""Tests for lnsym.examples and ``lnsym example``: the article's worked examples, exactly.
+"""Tests for lnsym.exact.examples and ``lnsym example``: the article's worked examples, exactly.
 
 Every number asserted here is restated from the source article (or recomputed where its
 display is missing: the output for z = (1, 1, -2) and the Jacobian for z = (-1, 1)).
@@ -18,10 +18,10 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import lnsym.examples as examples
+import lnsym.exact.examples as examples
 from lnsym.cli import main
 from lnsym.errors import UserInputError
-from lnsym.examples import (
+from lnsym.exact.examples import (
     MAX_MATRIX_DIMENSION,
     CrossCheckError,
     WorkedExample,

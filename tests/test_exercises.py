@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from report_support import katex_available, katex_errors, markdown_formulas, need, tex_available
 
-from lnsym import exercise_math
 from lnsym.cli import main
 from lnsym.errors import CrossCheckError
-from lnsym.exercises import KINDS, Exercise, Sheet, generate_sheet
+from lnsym.exact import exercise_math as exercise_math
+from lnsym.exact.exercises import KINDS, Exercise, Sheet, generate_sheet
+from lnsym.printing.numbers import latex_value
 from lnsym.report import sheets
-from lnsym.report.exact import latex_value
 from lnsym.report.pdf import PdfBuildError
 from lnsym.report.sheets import render_document, render_sheet
 

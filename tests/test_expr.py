@@ -26,8 +26,8 @@ from lnsym import (
     var,
     vector,
 )
-from lnsym import expr as ir
 from lnsym.errors import ExpressionError
+from lnsym.ir import nodes as ir
 
 z, h = vector("z"), vector("h")
 c = scalar("c")

@@ -29,8 +29,7 @@ from lnsym import (
     vector,
     vjp,
 )
-from lnsym.errors import DomainError, UnsupportedError
-from lnsym.general import (
+from lnsym.engines.general import (
     GeneralEngine,
     VectorForm,
     canonical,
@@ -40,6 +39,7 @@ from lnsym.general import (
     root,
     to_expr,
 )
+from lnsym.errors import DomainError, UnsupportedError
 
 gamma, beta, g = vector("gamma"), vector("beta"), vector("g")
 s = (var(z) + eps) ** sympy.Rational(1, 2)

@@ -29,7 +29,6 @@ from lnsym import (
     mean,
     nonconstant,
     norm,
-    numeric,
     ones,
     opnorm,
     orthogonal,
@@ -38,14 +37,15 @@ from lnsym import (
     vector,
     vjp,
 )
-from lnsym import expr as ir
-from lnsym.budget import time_budget
-from lnsym.catalog import load
-from lnsym.claims import derivation_claims
+from lnsym.checking.budget import time_budget
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import derivation_claims
+from lnsym.engines.numeric import engine as numeric
+from lnsym.engines.numeric.batch import Env, Evaluator, Status
+from lnsym.engines.numeric.batch import _top_eigenvalue as top_eigenvalue
+from lnsym.engines.numeric.engine import Point, evaluate, evidence, jacobian, lipschitz_ratio
 from lnsym.errors import BudgetExceeded, DomainError, UnsupportedError, UserInputError
-from lnsym.numeric import Point, evaluate, evidence, jacobian, lipschitz_ratio
-from lnsym.numeric_batch import Env, Evaluator, Status
-from lnsym.numeric_batch import _top_eigenvalue as top_eigenvalue
+from lnsym.ir import nodes as ir
 
 z, h, k, a, b, g = (vector(n) for n in ("z", "h", "k", "a", "b", "g"))
 gamma, beta = vector("gamma"), vector("beta")
@@ -365,7 +365,7 @@ def test_non_real_powers_are_undefined_samples() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Batches, error bounds and operator norms (lnsym.numeric_batch)
+# Batches, error bounds and operator norms (lnsym.engines.numeric.batch)
 
 
 def _points(claim: Claim, d: int, count: int, seed: int = 0) -> list[Point]:

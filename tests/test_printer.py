@@ -1,4 +1,4 @@
-"""The text and LaTeX printers (lnsym.report.printer)."""
+"""The text and LaTeX printers (lnsym.printing.printer)."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from lnsym import (
     vector,
     vjp,
 )
-from lnsym.catalog import load
-from lnsym.report.printer import (
+from lnsym.checking.catalog import load
+from lnsym.printing.printer import (
     ABBREVIATIONS,
     abbreviations_for,
     latex,

@@ -6,10 +6,10 @@ import pytest
 import sympy
 
 from lnsym import Eq, Le, center, core, d, dot, eps, jvp, mean, norm, scalar, var, vector
+from lnsym.checking.proof import Derivation, Step, prove_inequality
+from lnsym.engines.general import GeneralEngine
 from lnsym.errors import ExpressionError
-from lnsym.general import GeneralEngine
-from lnsym.proof import Derivation, Step, prove_inequality
-from lnsym.signs import NONNEGATIVE, POSITIVE, UNKNOWN, sign
+from lnsym.ir.signs import NONNEGATIVE, POSITIVE, UNKNOWN, sign
 
 z, h, a = vector("z"), vector("h"), vector("a")
 c = scalar("c")
@@ -44,7 +44,7 @@ u, q = core(z), var(z)
     ],
 )
 def test_sign_rules(expression, expected):
-    from lnsym.expr import as_scalar
+    from lnsym.ir.nodes import as_scalar
 
     assert sign(as_scalar(expression)) == expected
 

@@ -11,7 +11,7 @@ import pytest
 
 MODULE = '''"""A team's own identities."""
 from lnsym import Claim, Eq, core, jvp, ones, scalar, vector
-from lnsym.proof import Derivation, Step
+from lnsym.checking.proof import Derivation, Step
 
 z, c = vector("z"), scalar("c")
 CLAIMS = [

@@ -13,8 +13,8 @@ from load_support import every_cpu_busy
 from report_support import catalog_model
 
 from lnsym import Eq, core, scalar, vector
-from lnsym.catalog import load
-from lnsym.claims import Claim, Evidence, Options, Result
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Claim, Evidence, Options, Result
 from lnsym.cli import main
 from lnsym.report.build import (
     check_catalog,
@@ -33,8 +33,8 @@ A module for the report tests: one claim and one derivation.
 """
 
 from lnsym import Eq, core, mean, ones, scalar, vector, dot, d
-from lnsym.claims import Claim
-from lnsym.proof import Derivation, Step
+from lnsym.checking.claims import Claim
+from lnsym.checking.proof import Derivation, Step
 
 z, c = vector("z"), scalar("c")
 
@@ -268,7 +268,7 @@ def test_committed_reports_pass_check_with_every_cpu_busy_and_another_hash_seed(
 
 
 def test_a_report_cut_by_the_safety_net_writes_nothing(tiny, tmp_path, capsys, monkeypatch):
-    import lnsym.claims as claims
+    import lnsym.checking.claims as claims
 
     def stalled(claim, checker):
         raise claims.BudgetExceeded("time budget of 1 s exceeded")

@@ -6,8 +6,8 @@ import re
 
 from report_support import catalog_model, need, tex_available
 
-from lnsym.catalog import load
-from lnsym.claims import Options
+from lnsym.checking.catalog import load
+from lnsym.checking.claims import Options
 from lnsym.report.build import check_catalog, render_report
 from lnsym.report.model import build_model
 
@@ -19,7 +19,7 @@ naïve, Straße — and a snowman ☃ that has no LaTeX form.
 """
 
 from lnsym import Eq, core, ones, scalar, vector
-from lnsym.claims import Claim
+from lnsym.checking.claims import Claim
 
 z, c = vector("z_1"), scalar("c")
 CLAIMS = [

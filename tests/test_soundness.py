@@ -33,17 +33,17 @@ from lnsym import (
     opnorm,
     orthogonal,
     scalar,
-    signs,
     var,
     vector,
     vjp,
 )
-from lnsym import expr as ir
-from lnsym.claims import Checker, Claim, Options
+from lnsym.checking.claims import Checker, Claim, Options
+from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
+from lnsym.checking.proof import by_lemma
 from lnsym.errors import ExpressionError
-from lnsym.expr import as_scalar
-from lnsym.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
-from lnsym.proof import by_lemma
+from lnsym.ir import nodes as ir
+from lnsym.ir import signs
+from lnsym.ir.nodes import as_scalar
 
 z, h, a, b, v = vector("z"), vector("h"), vector("a"), vector("b"), vector("v")
 g = vector("g")
@@ -288,7 +288,7 @@ def test_every_premise_of_the_lemma_cases_is_proved():
 
 def test_the_mean_value_schema_refuses_a_map_that_is_not_differentiable_everywhere():
     """x ↦ sign(mean(x))·1 has derivative 0 wherever defined but jumps at mean(x) = 0."""
-    from lnsym.general import GeneralEngine
+    from lnsym.engines.general import GeneralEngine
 
     statement = Le(norm(SIGNUM.subs(z, z + h) - SIGNUM) ** 2, 0 * norm(h) ** 2)
     application = by_lemma(MEAN_VALUE_INEQUALITY, FLAT_BOUND)
@@ -374,7 +374,7 @@ def test_breaking_a_realness_or_pairing_check_makes_the_suite_fail(monkeypatch, 
 def test_breaking_a_lemma_schema_makes_the_suite_fail():
     from dataclasses import replace
 
-    from lnsym.general import Outcome
+    from lnsym.engines.general import Outcome
 
     def blind(*args):
         return Outcome(True, "trusted blindly")

@@ -44,13 +44,13 @@ from lnsym import (
     var,
     vector,
 )
-from lnsym import claims as claims_module
-from lnsym.catalog import Section
-from lnsym.claims import Checker, Evidence, Options, check
+from lnsym.checking import claims as claims_module
+from lnsym.checking.catalog import Section
+from lnsym.checking.claims import Checker, Evidence, Options, check
+from lnsym.checking.proof import Derivation, Step
+from lnsym.checking.runner import Item, run
 from lnsym.cli import main
-from lnsym.expr import Const, as_scalar
-from lnsym.proof import Derivation, Step
-from lnsym.runner import Item, run
+from lnsym.ir.nodes import Const, as_scalar
 
 z, h, a, b = vector("z"), vector("h"), vector("a"), vector("b")
 c = scalar("c")
@@ -123,7 +123,7 @@ def test_a_certificate_term_that_is_negative_somewhere_is_never_corroborated():
     # True inequalities, wrong certificates: the identity holds symbolically (SymPy writes
     # (√x)² as x) and the sign rules may accept the "square", but at some exact point a
     # term is not real, or negative: the concrete engine must not call that a proof.
-    from lnsym.concrete import evidence
+    from lnsym.engines.concrete.engine import evidence
 
     q = var(z)
     cases = [
@@ -139,7 +139,7 @@ def test_a_certificate_term_that_is_negative_somewhere_is_never_corroborated():
 
 
 def test_a_valid_certificate_is_corroborated_only_after_a_search():
-    from lnsym.concrete import evidence
+    from lnsym.engines.concrete.engine import evidence
 
     result = evidence(Claim("ok", Le(var(z), var(z) + eps, certificate=[eps])), max_d=3)
     assert result.outcome == "holds"
@@ -167,7 +167,7 @@ def test_claims_undefined_at_d1_are_refuted_at_larger_d(name, engines):
 
 
 def test_a_true_claim_undefined_somewhere_is_verified_where_defined():
-    from lnsym.concrete import evidence
+    from lnsym.engines.concrete.engine import evidence
 
     result = evidence(Claim("ratio", Eq(var(z) / var(z), 1)), max_d=4)
     assert result.outcome == "holds"
@@ -343,7 +343,7 @@ One claim no engine can evaluate, beside claims that must keep their results.
 """
 import sympy
 from lnsym import Claim, Eq, core, ones, scalar, vector
-from lnsym.expr import Const
+from lnsym.ir.nodes import Const
 z, c = vector("z"), scalar("c")
 CLAIMS = [
     Claim("mine.undefined_function", Eq(Const(sympy.Function("f")(c)), c)),

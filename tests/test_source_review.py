@@ -18,7 +18,7 @@ from report_support import catalog_model, need, review_model, tex_available
 import lnsym.report.build as build
 import lnsym.report.model as model_module
 from lnsym.cli import main
-from lnsym.examples import same_value
+from lnsym.exact.examples import same_value
 from lnsym.report.build import render_report, stale_files, write_report
 from lnsym.report.pdf import build_pdf
 from lnsym.report.quoted import QuoteError, quote

@@ -2,7 +2,7 @@
 
 The ``lnsym report`` pipeline, one concept per module:
 
-- :mod:`~lnsym.report.printer` — the IR as text and as LaTeX (SymPy printer subclasses);
+- :mod:`~lnsym.printing.printer` — the IR as text and as LaTeX (SymPy printer subclasses);
   all mathematics in a report comes from here.
 - :mod:`~lnsym.report.escape` — plain text made safe for LaTeX and Markdown.
 - :mod:`~lnsym.report.model` — checked sections turned into format-neutral report data,

@@ -22,8 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lnsym.catalog import Section
-from lnsym.claims import DerivationResult, Options, Result
+from lnsym.checking.catalog import Section
+from lnsym.checking.claims import DerivationResult, Options, Result
+from lnsym.checking.runner import run, select
+from lnsym.checking.verdicts import Verdict
 from lnsym.errors import UserInputError
 from lnsym.files import staged_outputs
 from lnsym.report.figures import FIGURES, FigureSpec, render_figure
@@ -31,7 +33,6 @@ from lnsym.report.model import ReportModel
 from lnsym.report.pdf import TEX_PACKAGES, PdfBuild, build_pdf, missing_tools
 from lnsym.report.render import FINGERPRINT_PLACEHOLDER, render
 from lnsym.report.review_model import ReviewModel
-from lnsym.runner import run, select
 
 #: The report formats, in the order they are built.
 FORMATS = ("md", "tex", "pdf")
@@ -99,7 +100,7 @@ def timed_out(results: dict[str, Result | DerivationResult]) -> list[str]:
     out = []
     for outcome in results.values():
         steps = outcome.steps if isinstance(outcome, DerivationResult) else (outcome,)
-        out += [r.claim.id for r in steps if r.verdict == "TIMEOUT"]
+        out += [r.claim.id for r in steps if r.verdict == Verdict.TIMEOUT]
     return out
 
 

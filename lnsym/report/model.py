@@ -21,13 +21,13 @@ from typing import Any
 
 import sympy
 
-from lnsym import expr as ir
-from lnsym.catalog import Section
-from lnsym.claims import Claim, DerivationResult, Evidence, Result
+from lnsym.checking.catalog import Section
+from lnsym.checking.claims import Claim, DerivationResult, Evidence, Result
 from lnsym.errors import UserInputError
+from lnsym.ir import nodes as ir
 from lnsym.parse import parse_number
-from lnsym.report.figures import FIGURES, FigureSpec
-from lnsym.report.printer import (
+from lnsym.printing.printer import (
+    Math,
     abbreviations_for,
     latex,
     latex_certificate,
@@ -35,13 +35,7 @@ from lnsym.report.printer import (
     latex_value,
     notation,
 )
-
-
-class Math(str):
-    """A LaTeX math body produced by :mod:`lnsym.report.printer` (never user text)."""
-
-    __slots__ = ()
-
+from lnsym.report.figures import FIGURES, FigureSpec
 
 #: What each verdict means, in words, for the item headers.
 VERDICT_WORDS = {
@@ -323,7 +317,7 @@ def shorten(text: str, limit: int = MAX_DETAIL) -> str:
 
 
 def _evidence(evidence: Sequence[Evidence]) -> tuple[EvidenceView, ...]:
-    # Engines keep their detail line free of measurements (see lnsym.claims.Evidence), so
+    # Engines keep their detail line free of measurements (see lnsym.checking.claims.Evidence), so
     # it is what the report shows; the raw data (timings, worst errors, per-d methods)
     # stays in lnsym verify --json. A timeout's detail quotes how long it ran: left out.
     return tuple(

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import sympy
 
-from lnsym.examples import Value, same_value
+from lnsym.exact.examples import Value, same_value
 
 _TOKEN = re.compile(r"\s*(≈|\(|\)|,|/|√|-|−|10\^[-−]?\d+|\d+(?:\.\d+)?)", re.ASCII)
 

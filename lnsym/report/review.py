@@ -7,7 +7,7 @@ reading order) and each step of the backpropagation notes it lists
   that check it (a statement the source gets wrong is marked ``wrong``);
 - the worked examples: the inputs and the numbers the source prints, quoted as written
   (see :mod:`lnsym.report.quoted`), which the review recomputes exactly with
-  :mod:`lnsym.examples`;
+  :mod:`lnsym.exact.examples`;
 - the displayed equations that are missing from the article, found by the words just
   before each gap, with the relation or the example values that fill it and the claims
   that check it;
@@ -29,9 +29,10 @@ from dataclasses import dataclass
 
 import sympy
 
-from lnsym import Eq, Le, center, core, eps, jvp, layer_norm, mean, ones, opnorm, scalar, var
-from lnsym import expr as ir
-from lnsym.expr import vector
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import jvp, opnorm
+from lnsym.ir.layers import core, layer_norm
+from lnsym.ir.nodes import Eq, Le, center, eps, mean, ones, scalar, var, vector
 
 # ---------------------------------------------------------------------------------------
 # The shapes of the content
@@ -82,7 +83,7 @@ class Value:
     """One quantity of an example and the number the source prints for it.
 
     Args:
-        quantity: a field of :class:`~lnsym.examples.WorkedExample`, ``"jacobian_times"``
+        quantity: a field of :class:`~lnsym.exact.examples.WorkedExample`, ``"jacobian_times"``
             (J applied to ``times``) or, at a :class:`Target`, ``"required_variance"``.
         article: the source's number as written; ``None`` when the source's display is
             missing and lnsym's value is the reconstruction.

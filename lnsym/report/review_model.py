@@ -5,7 +5,7 @@ the same one the layernorm report shows) and the content of :mod:`lnsym.report.r
 returns a :class:`ReviewModel` for the templates:
 
 - every claim id the content cites, with the verdict and the evidence it got in this run;
-- every worked example recomputed exactly with :func:`lnsym.examples.worked_example`
+- every worked example recomputed exactly with :func:`lnsym.exact.examples.worked_example`
   (through the IR engines), next to the number the source prints, marked ``agrees`` or
   ``differs`` by an exact comparison (:mod:`lnsym.report.quoted`);
 - every missing display, typeset by the report's printer or filled with exact values;
@@ -24,11 +24,11 @@ from typing import Any
 
 import sympy
 
-from lnsym.examples import WorkedExample, required_variance, worked_example
-from lnsym.expr import eps, mean, norm, var, vector
-from lnsym.layers import core
+from lnsym.exact.examples import WorkedExample, required_variance, worked_example
+from lnsym.ir.layers import core
+from lnsym.ir.nodes import eps, mean, norm, var, vector
+from lnsym.printing.printer import latex
 from lnsym.report.model import ClaimView, DerivationView, Entry, Math, ReportModel
-from lnsym.report.printer import latex
 from lnsym.report.quoted import Quoted, quote
 from lnsym.report.review import (
     SOURCES,

@@ -9,7 +9,7 @@ nothing — a failing PDF build or an interrupted write leaves the previous shee
 untouched, never a sheet beside the key of another seed. Each PDF carries the fingerprint of
 its LaTeX source in its metadata, as the main report does.
 
->>> from lnsym.exercises import generate_sheet
+>>> from lnsym.exact.exercises import generate_sheet
 >>> files = render_sheet(generate_sheet(count=2, seed=3), ("md",)).files
 >>> sorted(files)
 ['answers.md', 'exercises.md']
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from lnsym.exercises import Sheet
+from lnsym.exact.exercises import Sheet
 from lnsym.report.build import FORMATS, Rendered, fingerprint
 from lnsym.report.model import Math
 from lnsym.report.pdf import TEX_PACKAGES, build_pdf, missing_tools

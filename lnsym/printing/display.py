@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lnsym.report.printer import latex, latex_chain
+from lnsym.printing.printer import latex, latex_chain
 
 
 def _heading(item_id: str, title: str) -> str:

@@ -1,9 +1,9 @@
 """Loading derivation modules: the built-in catalog or the user's own files.
 
 A derivation module is a trusted Python file that defines ``CLAIMS`` (a list of
-:class:`~lnsym.claims.Claim`) and optionally ``DERIVATIONS`` (a list of
-:class:`~lnsym.proof.Derivation`); its docstring introduces the section (first line: title).
-A directory stands for its ``*.py`` files not starting with ``_``, in name order.
+:class:`~lnsym.checking.claims.Claim`) and optionally ``DERIVATIONS`` (a list of
+:class:`~lnsym.checking.proof.Derivation`); its docstring introduces the section (first line:
+title). A directory stands for its ``*.py`` files not starting with ``_``, in name order.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-import lnsym
-from lnsym.claims import Claim
+from lnsym.checking.claims import Claim
+from lnsym.checking.proof import Derivation
 from lnsym.errors import CatalogError
-from lnsym.proof import Derivation
+
+#: The lnsym package directory (the wheel ships the catalog inside it).
+_PACKAGE = Path(__file__).parent.parent
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,10 @@ class Section:
 
 def builtin_dir() -> Path:
     """The built-in derivations: inside the wheel, or beside the package in a checkout."""
-    packaged = Path(lnsym.__file__).parent / "derivations"
+    packaged = _PACKAGE / "derivations"
     if packaged.is_dir():
         return packaged
-    return Path(lnsym.__file__).parent.parent / "derivations"
+    return _PACKAGE.parent / "derivations"
 
 
 def module_files(paths: list[Path]) -> list[Path]:

@@ -17,6 +17,7 @@ mean(z + 2·1)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
@@ -36,6 +37,17 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,31}\Z")
 #: Atom names lnsym itself may use (a leading _ marks an internal atom such as a probe).
 _ATOM_NAME = re.compile(r"_?[A-Za-z][A-Za-z0-9_']{0,31}\Z")
 _RESERVED = {"d": "lnsym.d", "epsilon": "lnsym.eps"}
+
+#: How ``repr`` and Jupyter show IR objects: "text" and "latex" printers, installed by
+#: :mod:`lnsym.printing` when it is imported (``import lnsym`` does). The printers depend
+#: on the IR, so the IR may not import them.
+PRINTERS: dict[str, Callable[[Any], str]] = {}
+
+
+def shown(obj: Any, how: str) -> str:
+    """``obj`` through the installed ``how`` printer (a plain repr if there is none)."""
+    printer = PRINTERS.get(how)
+    return printer(obj) if printer is not None else object.__repr__(obj)
 
 
 class Expr:
@@ -73,14 +85,10 @@ class Expr:
         return substitution(self, target, value)
 
     def __repr__(self) -> str:
-        from lnsym.report.printer import text
-
-        return text(self)
+        return shown(self, "text")
 
     def _repr_latex_(self) -> str:
-        from lnsym.report.printer import latex
-
-        return f"${latex(self)}$"
+        return f"${shown(self, 'latex')}$"
 
     # -- arithmetic -----------------------------------------------------------------
     def __add__(self, other: Any) -> Expr:
@@ -559,14 +567,10 @@ class Relation:
     rhs: Expr
 
     def __repr__(self) -> str:
-        from lnsym.report.printer import text
-
-        return text(self)
+        return shown(self, "text")
 
     def _repr_latex_(self) -> str:
-        from lnsym.report.printer import latex
-
-        return f"${latex(self)}$"
+        return f"${shown(self, 'latex')}$"
 
 
 @dataclass(frozen=True, repr=False, init=False)
@@ -628,9 +632,7 @@ class Assumption:
     __slots__ = ()
 
     def __repr__(self) -> str:
-        from lnsym.report.printer import text
-
-        return text(self)
+        return shown(self, "text")
 
 
 @dataclass(frozen=True, repr=False)

@@ -1,10 +1,10 @@
 """What the concrete engine compares, and the exact points it tries.
 
-Part of the concrete engine (:mod:`lnsym.concrete` describes the whole): the problem (both
-sides, the claim's variables and assumptions, linear constraints solved exactly), the degree
+Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the whole): the problem
+(both sides, the claim's variables and assumptions, linear constraints solved exactly), the degree
 bounds behind the Schwartz–Zippel probability, and the points — small ones in order of size,
-adversarial ones (fractions, negatives, boundary values, large and tiny magnitudes,
-structured vectors), and random ones whose layer root √(q + ε) is rational.
+adversarial ones (fractions, negatives, boundary values, large and tiny magnitudes, structured
+vectors), and random ones whose layer root √(q + ε) is rational.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ import sympy
 from sympy.core.function import AppliedUndef
 from sympy.core.sorting import default_sort_key
 
-from lnsym import concrete_exact as exact
-from lnsym import expr as ir
-from lnsym.calculus import Grad, Jvp, OperatorNorm, Vjp
-from lnsym.concrete_sympy import _Evaluator, _free_variables
+from lnsym.engines.concrete import exact as exact
+from lnsym.engines.concrete.values import _Evaluator, _free_variables
 from lnsym.errors import UnsupportedError
-from lnsym.layers import Core, LayerNorm
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
+from lnsym.ir.layers import Core, LayerNorm
 
 #: Random points draw integers from [−N, N] (positive quantities from [1, N]).
 SAMPLE_RANGE = 10**15
@@ -112,7 +112,7 @@ class _Problem:
 
     @cached_property
     def interned(self) -> tuple[ir.Expr, ir.Expr, tuple[ir.Expr, ...]]:
-        """lhs, rhs and the extra terms, interned for :mod:`lnsym.concrete_exact`."""
+        """lhs, rhs and the extra terms, interned for :mod:`lnsym.engines.concrete.exact`."""
         return (
             exact.intern(self.lhs),
             exact.intern(self.rhs),
@@ -504,7 +504,7 @@ def _large_dimensions(problem: _Problem, max_d: int) -> list[int]:
 
 
 def _admissible(assumptions: Sequence[ir.Assumption], d: int) -> bool:
-    """Whether the dimension assumptions allow ``d`` (as :func:`lnsym.expr.dimensions`)."""
+    """Whether the dimension assumptions allow ``d`` (as :func:`lnsym.ir.nodes.dimensions`)."""
     return all(
         d >= a.value if isinstance(a, ir.MinDimension) else d == a.value
         for a in assumptions

@@ -1,9 +1,9 @@
 """The concrete engine's symbolic zero test: fractions over a sparse polynomial ring.
 
-Part of the concrete engine (:mod:`lnsym.concrete` describes the whole). Both sides of an
-identity at a fixed d, as SymPy expressions, become num/den over ``sympy.polys.rings`` (no
-gcds), square roots becoming generators r with r² = R; the identity holds when num reduces
-to 0 modulo those relations. A deterministic work limit hands larger cases to exact points.
+Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the whole). Both sides
+of an identity at a fixed d, as SymPy expressions, become num/den over ``sympy.polys.rings`` (no
+gcds), square roots becoming generators r with r² = R; the identity holds when num reduces to 0
+modulo those relations. A deterministic work limit hands larger cases to exact points.
 """
 
 from __future__ import annotations

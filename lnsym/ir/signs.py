@@ -29,7 +29,7 @@ from typing import Any
 
 import sympy
 
-from lnsym import expr as ir
+from lnsym.ir import nodes as ir
 
 POSITIVE, NONNEGATIVE, UNKNOWN = "positive", "nonnegative", "unknown"
 

@@ -1,5 +1,5 @@
-"""The interpreter behind :mod:`lnsym.numeric`: the IR evaluated on a batch of points,
-each value with a running bound on its rounding error.
+"""The interpreter behind :mod:`lnsym.engines.numeric.engine`: the IR evaluated on a batch of
+points, each value with a running bound on its rounding error.
 
 **Batches.** Every value carries a sample axis: a vector has shape (S, d), a scalar (S,),
 for S points of the same dimension, so the cost of interpreting the IR is paid once per
@@ -77,9 +77,9 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
-from lnsym import expr as ir
-from lnsym.calculus import Grad, Jvp, OperatorNorm, Vjp
 from lnsym.errors import DomainError, UnsupportedError, UserInputError
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 #: The largest entry of τ·h in a complex step, per real dtype (see the module docstring).
 _COMPLEX_STEP = {np.dtype(np.float64): 1e-100, np.dtype(np.float32): 1e-15}

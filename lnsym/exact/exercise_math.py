@@ -1,9 +1,9 @@
 """Layer normalization in exact rational arithmetic, and draws of "nice" exercise data.
 
-The closed forms here — μ, Pz, q, s, u, J = (P − uuᵀ/d)/s, ∂ℓ/∂z — use only ``Fraction``
-arithmetic, independent of the IR and its engines, so that :mod:`lnsym.exercises` can check
-each against the IR evaluated by :mod:`lnsym.concrete`. The draws choose small integers and
-an ε that makes every square root rational, so every answer is an exact fraction.
+The closed forms here — μ, Pz, q, s, u, J = (P − uuᵀ/d)/s, ∂ℓ/∂z — use only ``Fraction`` arithmetic,
+independent of the IR and its engines, so that :mod:`lnsym.exact.exercises` can check each against
+the IR evaluated by :mod:`lnsym.engines.concrete.engine`. The draws choose small integers and an ε
+that makes every square root rational, so every answer is an exact fraction.
 
 >>> z = vec([1, 2, 3])
 >>> mean(z), variance(z), core(z, Fraction(1, 3))

@@ -36,11 +36,11 @@ from typing import Any
 import sympy
 from sympy.core.sorting import default_sort_key
 
-from lnsym import expr as ir
-from lnsym import signs
-from lnsym.calculus import Grad, Jvp, Vjp
 from lnsym.errors import DomainError, ExpressionError, UnsupportedError
-from lnsym.layers import Core, LayerNorm
+from lnsym.ir import nodes as ir
+from lnsym.ir import signs as signs
+from lnsym.ir.calculus import Grad, Jvp, Vjp
+from lnsym.ir.layers import Core, LayerNorm
 
 Monomial = tuple[str, ...]
 #: The atom used to read gradients off directional derivatives; users cannot name it.
@@ -632,7 +632,9 @@ class GeneralEngine:
         normalizing the whole nest; otherwise the normal forms decide.
         """
         if not isinstance(statement, ir.Eq):
-            raise UnsupportedError("GeneralEngine.decide handles equalities; see lnsym.proof")
+            raise UnsupportedError(
+                "GeneralEngine.decide handles equalities; see lnsym.checking.proof"
+            )
         assumptions = tuple(assumptions)
         lhs, rhs = chain_rule(statement.lhs), chain_rule(statement.rhs)
         if lhs == rhs:

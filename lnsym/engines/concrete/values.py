@@ -1,11 +1,11 @@
 """SymPy values of the IR at a fixed dimension d: the concrete engine's instantiation.
 
-Part of the concrete engine (:mod:`lnsym.concrete` describes the whole). A vector atom
-becomes d coordinates — Dummy symbols inside checks, readable symbols z_1, …, z_d for
-:func:`instantiate` and :func:`jacobian` — or d numbers at a point; derivatives are
-``sympy.diff`` in a perturbation t. Inner products get names (:class:`_Names`) so that SymPy
-differentiates short expressions, and the symbolic values of a node are shared by the checks
-of all claims (:class:`_Shared`). :func:`_sign` and :func:`_real` decide exact SymPy numbers.
+Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the whole). A vector
+atom becomes d coordinates — Dummy symbols inside checks, readable symbols z_1, …, z_d for
+:func:`instantiate` and :func:`jacobian` — or d numbers at a point; derivatives are ``sympy.diff``
+in a perturbation t. Inner products get names (:class:`_Names`) so that SymPy differentiates short
+expressions, and the symbolic values of a node are shared by the checks of all claims
+(:class:`_Shared`). :func:`_sign` and :func:`_real` decide exact SymPy numbers.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import sympy
 from sympy.core.evalf import PrecisionExhausted
 from sympy.core.function import AppliedUndef
 
-from lnsym import expr as ir
-from lnsym.calculus import Grad, Jvp, OperatorNorm, Vjp
-from lnsym.concrete_exact import Undefined as _Undefined
+from lnsym.engines.concrete.exact import Undefined as _Undefined
 from lnsym.errors import ExpressionError, UnsupportedError
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 #: A vector value is a tuple of d SymPy expressions, a scalar value one SymPy expression.
 Value: TypeAlias = sympy.Expr | tuple[sympy.Expr, ...]

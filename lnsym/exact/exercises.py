@@ -11,7 +11,7 @@ and ε is chosen so that q + ε is the square of a rational, so s = √(q + ε) 
 is rational. Every answer is computed twice — from its closed form in exact ``Fraction``
 arithmetic, and from the IR expression of the asked quantity (``core(z)``,
 ``vjp(layer_norm(z, gamma, beta), z, g)``, …) evaluated by the concrete engine
-(:mod:`lnsym.concrete`, SymPy's own calculus) — and a disagreement raises
+(:mod:`lnsym.engines.concrete.engine`, SymPy's own calculus) — and a disagreement raises
 :class:`~lnsym.errors.CrossCheckError` before anything is printed.
 
 >>> sheet = generate_sheet(count=3, seed=1)
@@ -35,14 +35,14 @@ from typing import Any, TypeAlias
 
 import sympy
 
-from lnsym import concrete
-from lnsym import exercise_math as xm
-from lnsym import expr as ir
-from lnsym.calculus import jvp, vjp
+from lnsym.engines.concrete import engine as concrete
 from lnsym.errors import CrossCheckError, UserInputError
-from lnsym.layers import core, layer_norm
-from lnsym.report.exact import latex_matrix, latex_number, latex_vector
-from lnsym.report.model import Math
+from lnsym.exact import exercise_math as xm
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import jvp, vjp
+from lnsym.ir.layers import core, layer_norm
+from lnsym.printing.numbers import latex_matrix, latex_number, latex_vector
+from lnsym.printing.printer import Math
 
 Vec, Mat = xm.Vec, xm.Mat
 Value: TypeAlias = Fraction | Vec | Mat
@@ -342,7 +342,7 @@ class _Draft:
 
 
 # ---------------------------------------------------------------------------------------
-# Writing mathematics: @-names for the bold vectors, numbers through lnsym.report.exact
+# Writing mathematics: @-names for the bold vectors, numbers through lnsym.printing.numbers
 
 _NAMES = {
     "z": r"\mathbf{z}",

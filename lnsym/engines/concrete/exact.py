@@ -1,11 +1,11 @@
 """Exact evaluation of the IR at a rational point: rationals, real square roots and jets.
 
-The concrete engine's searches evaluate a claim at hundreds of exact points. Doing that with
-SymPy numbers (and ``sympy.diff`` of expressions in t) costs milliseconds per operation:
-every intermediate result is a new SymPy object whose assumptions are queried. This module
-evaluates the same IR with plain Python objects instead; its values are equal to SymPy's,
-exactly, and :mod:`lnsym.concrete` keeps SymPy for what is reported (counterexample values
-are recomputed with SymPy at the point) and for the symbolic identity checks.
+The concrete engine's searches evaluate a claim at hundreds of exact points. Doing that with SymPy
+numbers (and ``sympy.diff`` of expressions in t) costs milliseconds per operation: every
+intermediate result is a new SymPy object whose assumptions are queried. This module evaluates the
+same IR with plain Python objects instead; its values are equal to SymPy's, exactly, and
+:mod:`lnsym.engines.concrete.engine` keeps SymPy for what is reported (counterexample values are
+recomputed with SymPy at the point) and for the symbolic identity checks.
 
 *Numbers* are rationals (``QQ.dtype``) and elements a + b·√R of a tower of real quadratic
 extensions built for one point (:class:`Tower`): each root √R is adjoined when first taken,
@@ -57,9 +57,9 @@ from typing import Any, TypeAlias
 import sympy
 from sympy.polys.domains import QQ
 
-from lnsym import expr as ir
-from lnsym.calculus import Grad, Jvp, OperatorNorm, Vjp
 from lnsym.errors import DomainError, UnsupportedError
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 #: Exact rationals: SymPy's fastest available type (gmpy2's mpq if installed).
 Q: Any = QQ.dtype
@@ -611,7 +611,8 @@ Value: TypeAlias = Any  # a number or jet, or a tuple of d of them
 
 
 class Evaluator:
-    """Exact values of IR nodes at one point, mirroring :class:`lnsym.concrete._Evaluator`.
+    """Exact values of IR nodes at one point, mirroring
+    :class:`lnsym.engines.concrete.engine._Evaluator`.
 
     Args:
         d: the dimension.

@@ -32,12 +32,12 @@ from typing import Any
 import sympy
 from sympy.core.evalf import PrecisionExhausted
 
-from lnsym import expr as ir
-from lnsym.calculus import grad, jvp, vjp
+from lnsym.engines.general import GeneralEngine, instantiate
 from lnsym.errors import CrossCheckError, ExactArithmeticError, UserInputError
-from lnsym.general import GeneralEngine, instantiate
-from lnsym.layers import core, layer_norm
-from lnsym.report.printer import latex as _ir_latex
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import grad, jvp, vjp
+from lnsym.ir.layers import core, layer_norm
+from lnsym.printing.printer import latex as _ir_latex
 
 Number = int | Fraction | sympy.Rational
 Vector = tuple[sympy.Expr, ...]

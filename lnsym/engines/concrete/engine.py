@@ -5,7 +5,7 @@ checks, so that no user scalar (``z_1`` is a valid name) can be one of them — 
 all-ones tuple and ``lnsym.d`` the integer d; scalar constants stay SymPy expressions and
 defined nodes (mean, var, center, norm, core, layer norm) expand through ``definition()``.
 
-Derivatives are SymPy's own (nothing here uses the rules of :mod:`lnsym.general`, so the two
+Derivatives are SymPy's own (nothing here uses the rules of :mod:`lnsym.engines.general`, so the two
 engines check each other). D_z[f](h) is ``sympy.diff`` in a fresh symbol t of f(z + t·h) at
 t = 0. A gradient, a vector-Jacobian product and a Jacobian are read off one such derivative
 along a generic direction w = (w_1, …, w_d): D_w f is linear in w and its coefficients are the
@@ -19,7 +19,7 @@ values of a node at d are shared by the checks of all claims (:class:`_Shared`):
 Jacobian-vector product of the core is differentiated once per d, not once per claim.
 
 The searches evaluate a claim at many exact points; they do it with the exact arithmetic of
-:mod:`lnsym.concrete_exact` — rationals, towers of real square roots with exact signs, and
+:mod:`lnsym.engines.concrete.exact` — rationals, towers of real square roots with exact signs, and
 forward-mode jets for derivatives — tens of times faster than SymPy numbers and ``diff`` in
 t, and equal to them (a point it cannot express, such as a cube root, is evaluated with
 SymPy). What is reported is SymPy's: the values of a counterexample, and of a certificate
@@ -27,10 +27,10 @@ term found negative, are computed again with SymPy at that point and must agree
 (:class:`~lnsym.errors.CrossCheckError` otherwise), and so are the values at the first
 random point of every claim. :func:`recheck` uses SymPy only.
 
-The engine's parts: :mod:`lnsym.concrete_sympy` (SymPy values of the IR, names, shared
-values, :func:`instantiate`, :func:`jacobian`), :mod:`lnsym.concrete_ring` (the symbolic zero
-test), :mod:`lnsym.concrete_points` (the problem, degree bounds, the points tried),
-:mod:`lnsym.concrete_exact` (exact arithmetic at points) and this module (checking a claim,
+The engine's parts: :mod:`lnsym.engines.concrete.values` (SymPy values of the IR, names, shared
+values, :func:`instantiate`, :func:`jacobian`), :mod:`lnsym.engines.concrete.ring` (the symbolic
+zero test), :mod:`lnsym.engines.concrete.points` (the problem, degree bounds, the points tried),
+:mod:`lnsym.engines.concrete.exact` (exact arithmetic at points) and this module (checking a claim,
 evidence, counterexamples, :func:`recheck`, :func:`promote`).
 
 An identity is decided at each d without ``simplify`` (cheap on true claims, explosive on
@@ -57,14 +57,14 @@ point in order of size (entries 0, 1, −1, 2, …; ε and positive scalars 1, 2
 satisfies the assumptions and violates the claim.
 
 An inequality is always checked by its own means, since a certificate's signs come from
-:func:`lnsym.proof.sign`, the general engine's rules: it is evaluated exactly at small points,
-then at adversarial ones (:func:`_adversarial`: fractions, negatives, the claim's constants
-and values just beside them, large and tiny magnitudes, spiky and nearly constant vectors),
-then at random ones, and refuted by the first violation. The certificate terms are evaluated
-at the same points; one that is negative or not real where the sides are defined shows the
-certificate wrong. Only without either may a certificate whose identity holds exactly at
-every d (every term nonnegative by the sign rules) make the inequality "holds"; otherwise it
-is at best consistent. So are operator norms, evaluated only at exact points.
+:func:`lnsym.ir.signs.sign`, the general engine's rules: it is evaluated exactly at small
+points, then at adversarial ones (:func:`_adversarial`: fractions, negatives, the claim's constants
+and values just beside them, large and tiny magnitudes, spiky and nearly constant vectors), then at
+random ones, and refuted by the first violation. The certificate terms are evaluated at the same
+points; one that is negative or not real where the sides are defined shows the certificate wrong.
+Only without either may a certificate whose identity holds exactly at every d (every term
+nonnegative by the sign rules) make the inequality "holds"; otherwise it is at best consistent. So
+are operator norms, evaluated only at exact points.
 
 The IR is real: a point where a value is not real (a root of a negative number — SymPy's
 principal (−8)^(1/3) is 1 + √3·i) or not finite is outside the claim's domain and skipped,
@@ -99,17 +99,16 @@ from typing import Any
 
 import sympy
 
-from lnsym import concrete_exact as exact
-from lnsym import expr as ir
-from lnsym.claims import Claim, Evidence
-from lnsym.concrete_exact import Undefined as _Undefined
-from lnsym.concrete_points import ADVERSARIAL_POINTS as ADVERSARIAL_POINTS
-from lnsym.concrete_points import GRID_CANDIDATES as GRID_CANDIDATES
-from lnsym.concrete_points import LARGE_DIMENSIONS as LARGE_DIMENSIONS
-from lnsym.concrete_points import LIGHT_SEARCH as LIGHT_SEARCH
-from lnsym.concrete_points import SAMPLE_RANGE as SAMPLE_RANGE
-from lnsym.concrete_points import SMALL_EXPONENT as SMALL_EXPONENT
-from lnsym.concrete_points import (
+from lnsym.engines.base import Checkable, Evidence
+from lnsym.engines.concrete import exact as exact
+from lnsym.engines.concrete.exact import Undefined as _Undefined
+from lnsym.engines.concrete.points import ADVERSARIAL_POINTS as ADVERSARIAL_POINTS
+from lnsym.engines.concrete.points import GRID_CANDIDATES as GRID_CANDIDATES
+from lnsym.engines.concrete.points import LARGE_DIMENSIONS as LARGE_DIMENSIONS
+from lnsym.engines.concrete.points import LIGHT_SEARCH as LIGHT_SEARCH
+from lnsym.engines.concrete.points import SAMPLE_RANGE as SAMPLE_RANGE
+from lnsym.engines.concrete.points import SMALL_EXPONENT as SMALL_EXPONENT
+from lnsym.engines.concrete.points import (
     _admissible,
     _assumptions_hold,
     _certified,
@@ -122,20 +121,21 @@ from lnsym.concrete_points import (
     _Problem,
     _random_point,
 )
-from lnsym.concrete_points import (
+from lnsym.engines.concrete.points import (
     _adversarial as _adversarial,
 )
-from lnsym.concrete_ring import SYMBOLIC_WORK as SYMBOLIC_WORK
-from lnsym.concrete_ring import _Fractions, _TooLarge
-from lnsym.concrete_sympy import _SHARED as _SHARED
-from lnsym.concrete_sympy import Value as Value
-from lnsym.concrete_sympy import _agree, _entries, _Evaluator, _real, _Shared, _sign
-from lnsym.concrete_sympy import _Names as _Names
-from lnsym.concrete_sympy import instantiate as instantiate
-from lnsym.concrete_sympy import jacobian as jacobian
+from lnsym.engines.concrete.ring import SYMBOLIC_WORK as SYMBOLIC_WORK
+from lnsym.engines.concrete.ring import _Fractions, _TooLarge
+from lnsym.engines.concrete.values import _SHARED as _SHARED
+from lnsym.engines.concrete.values import Value as Value
+from lnsym.engines.concrete.values import _agree, _entries, _Evaluator, _real, _Shared, _sign
+from lnsym.engines.concrete.values import _Names as _Names
+from lnsym.engines.concrete.values import instantiate as instantiate
+from lnsym.engines.concrete.values import jacobian as jacobian
 from lnsym.errors import CrossCheckError, DomainError, ExpressionError, UnsupportedError
-from lnsym.proof import UNKNOWN, sign
-from lnsym.report.printer import text
+from lnsym.ir import nodes as ir
+from lnsym.ir.signs import UNKNOWN, sign
+from lnsym.printing.printer import text
 
 #: Random points per dimension for a random-rational check.
 POINTS = 2
@@ -144,7 +144,7 @@ GRID_EVALUATIONS = 120
 MODERATE_POINTS = 10
 #: A smaller search where random points already support the claim but cannot prove it.
 SPOT_CHECKS = 2
-#: Evaluate exact points with :mod:`lnsym.concrete_exact` (else with SymPy numbers, as
+#: Evaluate exact points with :mod:`lnsym.engines.concrete.exact` (else with SymPy numbers, as
 #: :func:`recheck` does; the benchmarks compare the two, the values are the same).
 EXACT_POINTS = True
 #: Share symbolic values between the checks of different claims (:class:`_Shared`).
@@ -152,7 +152,7 @@ SHARE_SYMBOLIC = True
 
 
 # ---------------------------------------------------------------------------------------
-# Symbolic decision: SymPy values reduced in a polynomial ring (lnsym.concrete_ring)
+# Symbolic decision: SymPy values reduced in a polynomial ring (lnsym.engines.concrete.ring)
 
 
 def _differences(lhs: Value, rhs: Value) -> list[sympy.Expr]:
@@ -258,7 +258,7 @@ def _examine(
 ) -> _Look:
     """Evaluate both sides at ``point`` exactly and decide the relation there.
 
-    The arithmetic of :mod:`lnsym.concrete_exact` decides; a point it cannot express (a cube
+    The arithmetic of :mod:`lnsym.engines.concrete.exact` decides; a point it cannot express (a cube
     root, say) is evaluated with SymPy instead. ``radicands`` and ``scan`` are filled as by
     :func:`_evaluate`. With ``cross_check``, SymPy evaluates the point too and must agree.
     """
@@ -362,7 +362,8 @@ def _failing_term(problem: _Problem, ev: exact.Evaluator) -> int:
 
 
 def _violated_exactly(problem: _Problem, lhs: Any, rhs: Any) -> bool:
-    """Whether exact values (:mod:`lnsym.concrete_exact`) of the sides violate the relation."""
+    """Whether exact values (:mod:`lnsym.engines.concrete.exact`) of the sides violate the
+    relation."""
     if isinstance(lhs, tuple):
         return any(exact.sign(a - b) != 0 for a, b in zip(lhs, rhs, strict=True))
     if problem.relation == "le":
@@ -583,7 +584,7 @@ def _undecided(d: int, scan: _Scan, samples: int, note: str) -> DimensionCheck:
 
 
 def check_dimension(
-    claim: Claim, d: int, *, seed: int = 0, symbolic_up_to: int = 8, points: int = POINTS
+    claim: Checkable, d: int, *, seed: int = 0, symbolic_up_to: int = 8, points: int = POINTS
 ) -> DimensionCheck:
     """Check the equality (or search the inequality for a violation) of ``claim`` at ``d``.
 
@@ -616,7 +617,9 @@ def check_dimension(
 # Evidence
 
 
-def evidence(claim: Claim, *, max_d: int = 8, seed: int = 0, symbolic_up_to: int = 8) -> Evidence:
+def evidence(
+    claim: Checkable, *, max_d: int = 8, seed: int = 0, symbolic_up_to: int = 8
+) -> Evidence:
     """Check ``claim`` exactly at every d in 1..``max_d`` allowed by its assumptions.
 
     A claim without vectors is also tried at a few larger d (:data:`LARGE_DIMENSIONS` and
@@ -856,7 +859,9 @@ def _exact_number(value: Any) -> sympy.Rational:
     raise ExpressionError(f"not an exact rational number: {value!r}")
 
 
-def recheck(claim: Claim, counterexample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+def recheck(
+    claim: Checkable, counterexample: Mapping[str, Any]
+) -> tuple[dict[str, Any] | None, str]:
     """Evaluate ``claim`` exactly at a reported counterexample, apart from how it was found.
 
     The point — ``d``, ``vectors`` (atom name → d exact rationals) and ``scalars`` (symbol
@@ -926,7 +931,7 @@ def recheck(claim: Claim, counterexample: Mapping[str, Any]) -> tuple[dict[str, 
 PROMOTE_MAX_D = 64
 
 
-def promote(claim: Claim, sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+def promote(claim: Checkable, sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """Make a numeric engine's violating sample (floats) an exact counterexample, if it is one.
 
     The floats are read as rationals — first rounded to 6 significant digits, then exactly —

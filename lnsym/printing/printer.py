@@ -35,9 +35,16 @@ from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.pretty.pretty_symbology import greek_unicode
 from sympy.printing.str import StrPrinter
 
-from lnsym import expr as ir
-from lnsym.calculus import Jvp, Vjp
-from lnsym.layers import Core, LayerNorm
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import Jvp, Vjp
+from lnsym.ir.layers import Core, LayerNorm
+
+
+class Math(str):
+    """A LaTeX math body made by a printer of this package (never user text)."""
+
+    __slots__ = ()
+
 
 _ADD, _MUL, _POW, _ATOM = (
     PRECEDENCE["Add"],

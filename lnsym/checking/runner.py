@@ -15,9 +15,10 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lnsym.catalog import Section
-from lnsym.claims import Checker, Claim, DerivationResult, Evidence, Options, Result
-from lnsym.proof import Derivation
+from lnsym.checking.catalog import Section
+from lnsym.checking.claims import Checker, Claim, DerivationResult, Evidence, Options, Result
+from lnsym.checking.proof import Derivation
+from lnsym.checking.verdicts import Verdict
 
 Outcome = Result | DerivationResult
 
@@ -132,13 +133,13 @@ def _check_one(
 
 
 def _not_run(item: Item, total_timeout: float | None) -> Outcome:
-    from lnsym.claims import derivation_claims
+    from lnsym.checking.claims import derivation_claims
 
     detail = f"not run: the overall budget of {total_timeout:g} s was used up"
 
     def skipped(claim: Claim) -> Result:
         evidence = (Evidence("runner", "timeout", detail, 0.0),)
-        return Result(claim, "TIMEOUT", evidence, 0.0, detail)
+        return Result(claim, Verdict.TIMEOUT, evidence, 0.0, detail)
 
     if isinstance(item.subject, Claim):
         return skipped(item.subject)

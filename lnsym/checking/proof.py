@@ -4,7 +4,7 @@ An inequality lhs ≤ rhs is proved from a certificate [t₁, …, tₙ]: the ch
 identity rhs − lhs = Σ tₖ with the general engine, and that every tₖ is nonnegative by the
 structural sign rules below. The certificate is a hint; the checker decides.
 
-The sign rules live in :mod:`lnsym.signs` (part of the trusted kernel, docs/trust.md).
+The sign rules live in :mod:`lnsym.ir.signs` (part of the trusted kernel, docs/trust.md).
 
 >>> from lnsym import vector, var, center, dot, d, Le
 >>> z = vector("z")
@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lnsym import expr as ir
+from lnsym.engines.general import GeneralEngine, Outcome, to_expr
 from lnsym.errors import ExpressionError
-from lnsym.general import GeneralEngine, Outcome, to_expr
-from lnsym.signs import POSITIVE, UNKNOWN, sign
+from lnsym.ir import nodes as ir
+from lnsym.ir.signs import POSITIVE, UNKNOWN, sign
 
 __all__ = ["ByLemma", "Derivation", "Lemma", "Step", "by_lemma", "prove_inequality", "sign"]
 
@@ -100,7 +100,7 @@ class ByLemma:
     """
 
     lemma: Lemma
-    premises: tuple[Any, ...]  # lnsym.claims.Claim objects
+    premises: tuple[Any, ...]  # lnsym.checking.claims.Claim objects
     how: str = ""
     witnesses: tuple[ir.Expr, ...] = ()
     nonzero: ir.Expr | None = None
@@ -134,7 +134,7 @@ class Step:
         why: a one-line justification shown in reports.
         relation: ``"="`` or ``"≤"``.
         certificate: for ``"≤"``, terms tₖ with expr − previous = Σ tₖ (as in
-            :class:`~lnsym.expr.Le`).
+            :class:`~lnsym.ir.nodes.Le`).
     """
 
     expr: ir.Expr
@@ -178,7 +178,7 @@ class Derivation:
             raise ExpressionError(f"derivation {self.id!r} has no steps")
 
     def _repr_markdown_(self) -> str:
-        from lnsym.report.display import derivation_markdown
+        from lnsym.printing.display import derivation_markdown
 
         return derivation_markdown(self)
 

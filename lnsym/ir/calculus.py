@@ -4,8 +4,8 @@ These nodes only *name* a derivative; each interpreter computes it by its own ru
 general engine by differentiating normal forms, the concrete engine with SymPy's ``diff``),
 which is what lets the engines check each other.
 
->>> from lnsym.expr import vector, dot
->>> from lnsym.layers import core
+>>> from lnsym.ir.nodes import vector, dot
+>>> from lnsym.ir.layers import core
 >>> z, h = vector("z"), vector("h")
 >>> jvp(core(z), z, h)
 D_z[core(z)](h)
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lnsym.errors import ExpressionError
-from lnsym.expr import Expr, ScalarNode, VectorAtom, VectorNode, _operand, as_vector
+from lnsym.ir.nodes import Expr, ScalarNode, VectorAtom, VectorNode, _operand, as_vector
 
 
 @dataclass(frozen=True, slots=True, repr=False)

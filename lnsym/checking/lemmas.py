@@ -1,6 +1,6 @@
 """Standard facts that lnsym cites instead of proving, each a schema checked against the claim.
 
-A claim proved "by lemma" (:func:`lnsym.proof.by_lemma`) is PROVED only when every premise
+A claim proved "by lemma" (:func:`lnsym.checking.proof.by_lemma`) is PROVED only when every premise
 is PROVED by the engines *and* the lemma's schema accepts the application: the premises
 have the forms the lemma needs, its side conditions hold, and its conclusion, instantiated
 from the premises, is the claim's statement (sides compared by the general engine). A lemma
@@ -16,11 +16,11 @@ from typing import Any
 
 import sympy
 
-from lnsym import expr as ir
-from lnsym.calculus import Jvp, OperatorNorm
-from lnsym.general import GeneralEngine, Outcome, canonical, mentions_vectors, power_sum
-from lnsym.proof import ByLemma, Lemma
-from lnsym.signs import POSITIVE, UNKNOWN, sign
+from lnsym.checking.proof import ByLemma, Lemma
+from lnsym.engines.general import GeneralEngine, Outcome, canonical, mentions_vectors, power_sum
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import Jvp, OperatorNorm
+from lnsym.ir.signs import POSITIVE, UNKNOWN, sign
 
 Assumptions = Sequence[ir.Assumption]
 _DIMENSIONS = (ir.MinDimension, ir.FixedDimension)

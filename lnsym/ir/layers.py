@@ -1,6 +1,6 @@
 """Normalization layers built from the IR: the core u_ε and the layer output y = γ⊙u + β.
 
->>> from lnsym.expr import vector
+>>> from lnsym.ir.nodes import vector
 >>> z, gamma, beta = vector("z"), vector("gamma"), vector("beta")
 >>> layer_norm(z, gamma, beta)
 LN(z; γ, β)
@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import sympy
 
-from lnsym.expr import (
+from lnsym.ir.nodes import (
     Center,
     Defined,
     Expr,
@@ -29,7 +29,7 @@ from lnsym.expr import (
     as_scalar,
     as_vector,
 )
-from lnsym.expr import (
+from lnsym.ir.nodes import (
     eps as _eps,
 )
 

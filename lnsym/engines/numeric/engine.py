@@ -3,7 +3,7 @@
 Vector atoms become arrays of length d, ``ones`` an array of ones, constants floats (``d``
 the dimension, ``eps`` and user scalars their sampled values); derivatives are complex steps
 (Ridders' central differences for nested ones). The interpreter lives in
-:mod:`lnsym.numeric_batch`: it evaluates a batch of points of one dimension at once, each
+:mod:`lnsym.engines.numeric.batch`: it evaluates a batch of points of one dimension at once, each
 value with a running bound on its rounding error. Here are the public helpers
 (:func:`evaluate`, :func:`jacobian`, :func:`lipschitz_ratio`), the adversarial sampling and
 :func:`evidence`, which compares the two sides of a claim on a few hundred sampled points
@@ -39,9 +39,7 @@ import numpy as np
 import sympy
 from sympy.core.sorting import default_sort_key
 
-from lnsym import expr as ir
-from lnsym.errors import DomainError, UserInputError
-from lnsym.numeric_batch import (
+from lnsym.engines.numeric.batch import (
     DERIVATIVES,
     INDETERMINATE,
     OK,
@@ -57,9 +55,11 @@ from lnsym.numeric_batch import (
     nodes,
     real_dtype,
 )
+from lnsym.errors import DomainError, UserInputError
+from lnsym.ir import nodes as ir
 
 if TYPE_CHECKING:
-    from lnsym.claims import Claim, Evidence
+    from lnsym.engines.base import Checkable, Evidence
 
 __all__ = ["Point", "evaluate", "evidence", "jacobian", "lipschitz_ratio"]
 
@@ -196,7 +196,7 @@ class _Sampler:
     """Deterministic sample points for one claim: kinds, dimensions and ε cycle with the
     sample index, values come from one seeded generator."""
 
-    def __init__(self, claim: Claim, seed: int, dtype: np.dtype) -> None:
+    def __init__(self, claim: Checkable, seed: int, dtype: np.dtype) -> None:
         statement = claim.statement
         found = [*nodes(statement.lhs), *nodes(statement.rhs)]
         self.atoms = sorted({n.name for n in found if isinstance(n, ir.VectorAtom)})
@@ -356,7 +356,7 @@ _BATCH = 64
 
 
 def evidence(
-    claim: Claim, *, samples: int = 200, seed: int = 0, dtype: Any = np.float64
+    claim: Checkable, *, samples: int = 200, seed: int = 0, dtype: Any = np.float64
 ) -> Evidence:
     """Check a claim numerically on sampled points that respect its assumptions.
 
@@ -366,10 +366,10 @@ def evidence(
     ``orthogonal`` atoms are projected, ``nonconstant`` ones never constant, positive
     symbols positive; atoms projected in floating point carry the distance to an exactly
     admissible point in their error bound. The samples of one dimension are evaluated
-    together (see :mod:`lnsym.numeric_batch`); each is judged on its own.
+    together (see :mod:`lnsym.engines.numeric.batch`); each is judged on its own.
 
     Tolerance: beside each value runs a bound B on its rounding error (see
-    :mod:`lnsym.numeric_batch`); it grows with cancellation (offsets of 1e8), with
+    :mod:`lnsym.engines.numeric.batch`); it grows with cancellation (offsets of 1e8), with
     conditioning (derivatives scale like 1/√ε, 1/ε, …) and with the truncation error of
     central differences. With τ = √u (1.05e-8 in float64, 2.4e-4 in float32) a sample's
     relative error is ‖lhs − rhs‖∞ / max(‖lhs‖∞, ‖rhs‖∞, 10·‖B_lhs + B_rhs‖∞/τ) — for ≤,
@@ -400,7 +400,7 @@ def evidence(
     >>> evidence(Claim("c", Eq(mean(center(z)), 0)), samples=20).outcome
     'consistent'
     """
-    from lnsym.claims import Evidence
+    from lnsym.engines.base import Evidence
 
     start = time.perf_counter()
     real = real_dtype(dtype)

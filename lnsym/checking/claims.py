@@ -1,6 +1,6 @@
 """Claims, their checking, and the verdicts with the evidence behind them.
 
-A :class:`Claim` is a statement (an :class:`~lnsym.expr.Eq` or :class:`~lnsym.expr.Le`) with
+A :class:`Claim` is a statement (an :class:`~lnsym.ir.nodes.Eq` or :class:`~lnsym.ir.nodes.Le`) with
 assumptions and an expectation. :func:`check` runs the engines and returns a
 :class:`Result` whose verdict is one of
 
@@ -25,19 +25,22 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from lnsym import expr as ir
-from lnsym.budget import time_budget
+from lnsym.checking.budget import time_budget
+from lnsym.checking.proof import ByLemma, Derivation, prove_inequality
+from lnsym.checking.verdicts import Verdict
+from lnsym.engines.base import Evidence
+from lnsym.engines.general import GeneralEngine, Outcome
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
-from lnsym.general import GeneralEngine, Outcome
-from lnsym.proof import ByLemma, Derivation, prove_inequality
-from lnsym.report.printer import latex, text
+from lnsym.ir import nodes as ir
+from lnsym.printing.printer import latex, text
 
 #: Verdicts from strongest to weakest support of "holds".
-VERDICTS = ("PROVED", "VERIFIED", "CONSISTENT", "REFUTED", "ERROR", "TIMEOUT")
-_SUPPORT = {"PROVED": 3, "VERIFIED": 2, "CONSISTENT": 1}
+VERDICTS = tuple(Verdict)
+#: The verdicts a claim may require (``Claim.require``).
+_REQUIRABLE = {v.value for v in Verdict if v.support}
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-#]*\Z")
 
 
@@ -47,14 +50,14 @@ class Claim:
 
     Args:
         id: a stable dotted identifier such as ``"jacobian.symmetric"``.
-        statement: an :class:`~lnsym.expr.Eq` or :class:`~lnsym.expr.Le`.
+        statement: an :class:`~lnsym.ir.nodes.Eq` or :class:`~lnsym.ir.nodes.Le`.
         assumptions: hypotheses such as ``centered(h)``.
         expect: ``"holds"`` or ``"refuted"``.
         source: where the source documents state it (free text).
         title: a short human-readable name for reports.
         require: for ``expect="holds"``, the weakest verdict that counts as success
             (``"PROVED"`` by default; ``"VERIFIED"`` or ``"CONSISTENT"`` to accept less).
-        proof: a :class:`~lnsym.proof.ByLemma` when the general engine cannot prove the
+        proof: a :class:`~lnsym.checking.proof.ByLemma` when the general engine cannot prove the
             statement directly but a cited lemma turns proved premises into it.
 
     Raises:
@@ -82,8 +85,8 @@ class Claim:
         object.__setattr__(self, "assumptions", assumptions)
         if self.expect not in ("holds", "refuted"):
             raise ExpressionError(f"claim {self.id}: expect must be 'holds' or 'refuted'")
-        if self.require not in _SUPPORT:
-            raise ExpressionError(f"claim {self.id}: require must be one of {sorted(_SUPPORT)}")
+        if self.require not in _REQUIRABLE:
+            raise ExpressionError(f"claim {self.id}: require must be one of {sorted(_REQUIRABLE)}")
         if self.proof is not None:
             if not isinstance(self.proof, ByLemma):
                 raise ExpressionError(f"claim {self.id}: proof must come from by_lemma(...)")
@@ -95,34 +98,9 @@ class Claim:
         return f"Claim({self.id}: {text(self.statement)})"
 
     def _repr_markdown_(self) -> str:
-        from lnsym.report.display import claim_markdown
+        from lnsym.printing.display import claim_markdown
 
         return claim_markdown(self)
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What one engine concluded about a claim, and at what cost.
-
-    ``detail`` must read the same on every machine (reports quote it): counts, ranges,
-    tolerances and exact values only. Measurements — timings, floating-point errors —
-    belong in ``data`` (and ``seconds``), which ``lnsym verify --json`` shows in full.
-    """
-
-    engine: str
-    outcome: str
-    detail: str
-    seconds: float
-    data: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "outcome": self.outcome,
-            "detail": self.detail,
-            "seconds": round(self.seconds, 6),
-            **self.data,
-        }
 
 
 @dataclass(frozen=True)
@@ -130,14 +108,17 @@ class Result:
     """The verdict on a claim with all its evidence."""
 
     claim: Claim
-    verdict: str
+    verdict: Verdict
     evidence: tuple[Evidence, ...]
     seconds: float
     reason: str = ""
     counterexample: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict(self.verdict))  # refuses unknown words
+
     def _repr_markdown_(self) -> str:
-        from lnsym.report.display import result_markdown
+        from lnsym.printing.display import result_markdown
 
         return result_markdown(self)
 
@@ -145,8 +126,8 @@ class Result:
     def passed(self) -> bool:
         """Whether the verdict matches the claim's expectation."""
         if self.claim.expect == "refuted":
-            return self.verdict == "REFUTED"
-        return _SUPPORT.get(self.verdict, 0) >= _SUPPORT[self.claim.require]
+            return self.verdict == Verdict.REFUTED
+        return self.verdict.support >= Verdict(self.claim.require).support
 
     def to_json(self) -> dict[str, Any]:
         claim = self.claim
@@ -184,7 +165,7 @@ class DerivationResult:
     seconds: float
 
     def _repr_markdown_(self) -> str:
-        from lnsym.report.display import derivation_result_markdown
+        from lnsym.printing.display import derivation_result_markdown
 
         return derivation_result_markdown(self)
 
@@ -218,7 +199,7 @@ class DerivationResult:
 
 
 def _strength(verdict: str) -> int:
-    return _SUPPORT.get(verdict, 0)
+    return Verdict(verdict).support
 
 
 # ---------------------------------------------------------------------------------------
@@ -278,7 +259,7 @@ def _lemma(claim: Claim, checker: Checker) -> Evidence:
     ids = [r.claim.id for r in results]
     lemma = application.lemma
     data = {"lemma": lemma.id, "citation": lemma.citation, "premises": ids}
-    weak = [f"{r.claim.id} is {r.verdict}" for r in results if r.verdict != "PROVED"]
+    weak = [f"{r.claim.id} is {r.verdict}" for r in results if r.verdict != Verdict.PROVED]
     if weak:
         detail = f"{lemma.id} not applicable: premise " + ", ".join(weak)
         return Evidence("lemma", "not proved", detail, time.perf_counter() - start, data)
@@ -296,13 +277,15 @@ def _lemma(claim: Claim, checker: Checker) -> Evidence:
 
 
 def _concrete(claim: Claim, checker: Checker) -> Evidence:
-    from lnsym.concrete import evidence  # imported when first used: start-up stays light
+    from lnsym.engines.concrete.engine import (
+        evidence,  # imported when first used: start-up stays light
+    )
 
     return evidence(claim, max_d=checker.options.max_d, seed=checker.options.seed)
 
 
 def _numeric(claim: Claim, checker: Checker) -> Evidence:
-    from lnsym.numeric import evidence
+    from lnsym.engines.numeric.engine import evidence
 
     return evidence(claim, samples=checker.options.samples, seed=checker.options.seed)
 
@@ -340,7 +323,7 @@ class Checker:
             # Anything follows from contradictory hypotheses: no engine may run on them.
             reason = f"assumptions are inconsistent: {contradiction}"
             evidence = (Evidence("assumptions", "error", reason, 0.0),)
-            return Result(claim, "ERROR", evidence, time.perf_counter() - start, reason)
+            return Result(claim, Verdict.ERROR, evidence, time.perf_counter() - start, reason)
         evidence_list: list[Evidence] = []
         for name in self._schedule(claim):
             evidence_list.append(self._run(name, claim))
@@ -436,34 +419,38 @@ def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | No
         first = exact_refutations[0]
         counterexample = first.data.get("counterexample")
         if proved and not any(e.data.get("rechecked") for e in exact_refutations):
-            return "ERROR", "engines disagree: proved symbolically, refuted exactly", counterexample
+            return (
+                Verdict.ERROR,
+                "engines disagree: proved symbolically, refuted exactly",
+                counterexample,
+            )
         if proved:
             # The claim was evaluated exactly at the point: it is false, so the proof is not.
             provers = ", ".join(e.engine for e in proved)
             return (
-                "REFUTED",
+                Verdict.REFUTED,
                 f"{first.detail} (engines disagree: the {provers} engine's proof is contradicted "
                 "by this exactly re-checked counterexample — a bug in that engine)",
                 counterexample,
             )
-        return "REFUTED", first.detail, counterexample
+        return Verdict.REFUTED, first.detail, counterexample
     if by_outcome.get("timeout"):
         # Any weaker verdict would depend on how far the stopped engine got, i.e. on the load.
-        return "TIMEOUT", by_outcome["timeout"][0].detail, None
+        return Verdict.TIMEOUT, by_outcome["timeout"][0].detail, None
     if refuting:
         return (
-            "ERROR",
+            Verdict.ERROR,
             "numeric evidence contradicts the claim but no exact counterexample was found",
             None,
         )
     if proved:
-        return "PROVED", proved[0].detail, None
+        return Verdict.PROVED, proved[0].detail, None
     if by_outcome.get("holds"):
-        return "VERIFIED", by_outcome["holds"][0].detail, None
+        return Verdict.VERIFIED, by_outcome["holds"][0].detail, None
     if by_outcome.get("consistent"):
-        return "CONSISTENT", by_outcome["consistent"][0].detail, None
+        return Verdict.CONSISTENT, by_outcome["consistent"][0].detail, None
     reasons = "; ".join(f"{e.engine}: {e.detail}" for e in evidence) or "no engine ran"
-    return "ERROR", "undecided — " + reasons, None
+    return Verdict.ERROR, "undecided — " + reasons, None
 
 
 def inconsistency(assumptions: Sequence[ir.Assumption]) -> str | None:
@@ -506,7 +493,7 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
     survives, a numeric engine's violating sample is evaluated exactly too, and added as
     an exact counterexample when the violation is real there.
     """
-    from lnsym.concrete import promote, recheck  # imported when first used
+    from lnsym.engines.concrete.engine import promote, recheck  # imported when first used
 
     out: list[Evidence] = []
     confirmed = False
