@@ -34,7 +34,8 @@ import concrete_scaling  # noqa: E402  (a sibling script)
 import numeric_scaling  # noqa: E402
 
 from lnsym import Eq, center, core, dot, jvp, layer_norm, mean, ones, scalar, var, vector  # noqa: E402
-from lnsym.checking.claims import Checker, Claim, Options  # noqa: E402
+from lnsym.checking.checker import Checker, Options  # noqa: E402
+from lnsym.checking.claims import Claim  # noqa: E402
 from lnsym.engines.concrete.engine import instantiate  # noqa: E402
 from lnsym.ir import nodes as ir  # noqa: E402
 

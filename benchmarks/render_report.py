@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from lnsym.checking.catalog import load
-from lnsym.checking.claims import Options
+from lnsym.checking.checker import Options
 from lnsym.report.build import FORMATS, check_catalog, render_report
 from lnsym.report.figures import FIGURES, render_figure
 from lnsym.report.model import build_model

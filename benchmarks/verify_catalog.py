@@ -15,7 +15,8 @@ import time
 from collections import defaultdict
 
 from lnsym.checking.catalog import load
-from lnsym.checking.claims import Checker, Options, derivation_claims
+from lnsym.checking.checker import Checker, Options
+from lnsym.checking.claims import derivation_claims
 
 
 def _claims() -> list:

@@ -5,9 +5,11 @@ The public API is re-exported here; see the README for a tour.
 
 from __future__ import annotations
 
-from lnsym.checking.claims import Claim, Result, check
+from lnsym.checking.checker import check
+from lnsym.checking.claims import Claim, Result
 from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
 from lnsym.checking.proof import Derivation, Step, by_lemma
+from lnsym.checking.verdicts import Verdict
 from lnsym.exact.examples import WorkedExample, perturbation_ratio, worked_example
 from lnsym.ir.calculus import grad, jvp, opnorm, vjp
 from lnsym.ir.layers import core, layer_norm
@@ -32,7 +34,7 @@ from lnsym.ir.nodes import (
     vector,
 )
 
-# The printers first: importing them installs the IR's repr (lnsym.ir.nodes.PRINTERS).
+# Importing lnsym.printing installs the IR's repr (lnsym.ir.nodes.PRINTERS).
 from lnsym.printing import latex, text
 
 __version__ = "0.1.0"

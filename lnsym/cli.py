@@ -121,7 +121,7 @@ def _add_check_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from lnsym.checking.claims import Options
+    from lnsym.checking.checker import Options
 
     return Options(
         timeout=args.timeout,

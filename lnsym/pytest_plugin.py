@@ -106,7 +106,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 def _checker(config: pytest.Config) -> Any:
     if _CHECKER not in config.stash:
-        from lnsym.checking.claims import Checker, Options
+        from lnsym.checking.checker import Checker, Options
 
         config.stash[_CHECKER] = Checker(Options(timeout=config.stash[_TIMEOUT]))
     return config.stash[_CHECKER]
@@ -153,10 +153,10 @@ class ClaimItem(pytest.Item):
         if not result.passed:
             raise ClaimFailed(describe_failure(result))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ClaimFailed):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)  # type: ignore[arg-type]
+        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"lnsym: {self.name}"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lnsym.checking.catalog import load
-from lnsym.checking.claims import Options
+from lnsym.checking.checker import Options
 from lnsym.report.build import check_catalog
 from lnsym.report.model import ReportModel, build_model
 from lnsym.report.review_model import ReviewModel, build_review

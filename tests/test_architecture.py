@@ -126,3 +126,19 @@ def test_no_module_imports_itself_in_a_circle():
     for m in sorted(edges):
         if m not in seen:
             visit(m)
+
+
+def test_the_public_api_exports_what_it_lists():
+    import lnsym
+
+    missing = [name for name in lnsym.__all__ if not hasattr(lnsym, name)]
+    assert not missing
+    assert {"Verdict", "latex", "text", "check", "Claim", "Derivation"} <= set(lnsym.__all__)
+
+
+def test_the_ir_prints_through_the_installed_printers():
+    from lnsym import mean, vector
+    from lnsym.ir import nodes
+
+    assert set(nodes.PRINTERS) == {"text", "latex"}
+    assert repr(mean(vector("z"))) == "mean(z)"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lnsym.checking.catalog import builtin_dir, load, module_files
-from lnsym.checking.claims import Checker, Options
+from lnsym.checking.checker import Checker, Options
 from lnsym.errors import CatalogError
 
 # Item 5 of the core issue: every one of these must be in the catalog and PROVED.

@@ -24,8 +24,10 @@ from lnsym import (
     var,
     vector,
 )
+from lnsym.checking import checker as checker_module
 from lnsym.checking import claims as claims_module
-from lnsym.checking.claims import Checker, Evidence, Options, combine, inconsistency
+from lnsym.checking.checker import Checker, Options, combine, inconsistency
+from lnsym.checking.claims import Evidence
 from lnsym.checking.proof import Derivation, Step
 from lnsym.errors import ExpressionError
 
@@ -126,7 +128,7 @@ def test_a_slow_engine_becomes_timeout(monkeypatch):
         time.sleep(5)
         raise AssertionError("the budget should have interrupted the engine")
 
-    monkeypatch.setitem(claims_module.ENGINES, "slow", slow)
+    monkeypatch.setitem(checker_module.ENGINES, "slow", slow)
     checker = Checker(Options(timeout=0.3, engines=("slow",)))
     start = time.perf_counter()
     result = checker.check(Claim("x", Eq(u, u)))
@@ -142,7 +144,7 @@ def test_engine_failures_become_error_evidence(monkeypatch, exc):
     def broken(claim, checker):
         raise exc
 
-    monkeypatch.setitem(claims_module.ENGINES, "broken", broken)
+    monkeypatch.setitem(checker_module.ENGINES, "broken", broken)
     result = Checker(Options(engines=("broken",))).check(Claim("x", Eq(u, u)))
     assert result.verdict == "ERROR"
     assert result.evidence[0].detail == f"internal {type(exc).__name__}: {exc}"
@@ -152,7 +154,7 @@ def test_system_exit_is_not_an_engine_failure(monkeypatch):
     def leaving(claim, checker):
         raise SystemExit(3)
 
-    monkeypatch.setitem(claims_module.ENGINES, "leaving", leaving)
+    monkeypatch.setitem(checker_module.ENGINES, "leaving", leaving)
     with pytest.raises(SystemExit):
         Checker(Options(engines=("leaving",))).check(Claim("x", Eq(u, u)))
 
@@ -214,16 +216,16 @@ def test_a_broken_derivative_rule_is_caught_by_the_concrete_engine(monkeypatch):
     import sympy
 
     from lnsym import center, d, dot
-    from lnsym.engines import general
+    from lnsym.engines.general import derivatives, radicand_of
 
-    original = general._d_symbol
+    original = derivatives._d_symbol
 
     def roots_are_constants(sym, wrt, direction):
-        if general.radicand_of(sym) is not None:
+        if radicand_of(sym) is not None:
             return sympy.Integer(0)
         return original(sym, wrt, direction)
 
-    monkeypatch.setattr(general, "_d_symbol", roots_are_constants)
+    monkeypatch.setattr(derivatives, "_d_symbol", roots_are_constants)
     h = vector("h")
     s = (var(z) + eps) ** sympy.Rational(1, 2)
     options = Options(engines=("general", "concrete"), max_d=3)

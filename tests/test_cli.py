@@ -261,7 +261,7 @@ def test_jobs_are_capped_at_the_usable_cpus(monkeypatch, capsys):
 def test_the_runner_starts_no_more_processes_than_cpus(monkeypatch):
     from lnsym.checking import runner as runner
     from lnsym.checking.catalog import load
-    from lnsym.checking.claims import Options
+    from lnsym.checking.checker import Options
 
     sizes: list[int] = []
 

@@ -596,10 +596,10 @@ def test_exact_and_sympy_points_give_the_same_evidence(monkeypatch: pytest.Monke
 
 
 def test_a_violation_sympy_does_not_confirm_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lnsym.engines.concrete.engine as concrete
+    import lnsym.engines.concrete.examine as examine
     from lnsym.errors import CrossCheckError
 
-    monkeypatch.setattr(concrete, "_violates", lambda problem, sides: False)
+    monkeypatch.setattr(examine, "_violates", lambda problem, sides: False)
     with pytest.raises(CrossCheckError, match="exact arithmetic finds the claim violated"):
         evidence(Claim("scale", Eq(core(c * z), core(z))), max_d=2)
 
@@ -639,20 +639,47 @@ def test_symbolic_values_are_shared_but_do_not_depend_on_earlier_checks(
     assert first.name(x * y + x).name == second.name(y * x + x).name
 
 
+def test_the_switches_set_on_the_engine_reach_the_modules_that_use_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The benchmarks set EXACT_POINTS and SHARE_SYMBOLIC on the engine module; the code that
+    # reads them lives in other modules, and must see them.
+    import lnsym.engines.concrete.engine as concrete
+    import lnsym.engines.concrete.examine as examine
+
+    def no_exact(*args, **kwargs):
+        raise AssertionError("exact arithmetic used")
+
+    monkeypatch.setattr(examine, "_examine_exactly", no_exact)
+    claim = Claim("j", Eq(jvp(u, z, h), closed_form(h)), [dimension(9)])
+    with pytest.raises(AssertionError, match="exact arithmetic used"):
+        evidence(claim, max_d=9)
+    monkeypatch.setattr(concrete, "EXACT_POINTS", False)
+    assert evidence(claim, max_d=9).outcome == "holds"
+
+    monkeypatch.setattr(concrete, "_SHARED", concrete._Shared())
+    monkeypatch.setattr(concrete, "SHARE_SYMBOLIC", False)
+    assert evidence(Claim("m", Eq(mean(u), 0)), max_d=3).outcome == "holds"
+    assert not concrete._SHARED.values
+    monkeypatch.setattr(concrete, "SHARE_SYMBOLIC", True)
+    assert evidence(Claim("m", Eq(mean(u), 0)), max_d=3).outcome == "holds"
+    assert concrete._SHARED.values
+
+
 def test_the_first_random_point_of_a_claim_is_checked_against_sympy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import lnsym.engines.concrete.engine as concrete
+    import lnsym.engines.concrete.examine as examine
     from lnsym.errors import CrossCheckError
 
-    original = concrete._evaluate
+    original = examine._evaluate
     calls = []
 
     def counted(*args, **kwargs):
         calls.append(args[1].d)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(concrete, "_evaluate", counted)
+    monkeypatch.setattr(examine, "_evaluate", counted)
     claim = Claim("j", Eq(jvp(u, z, h), closed_form(h)), [dimension_at_least(9)])
     result = evidence(claim, max_d=10)
     assert result.data["methods"] == {9: "random-rational", 10: "random-rational"}
@@ -662,7 +689,7 @@ def test_the_first_random_point_of_a_claim_is_checked_against_sympy(
         sides = original(*args, **kwargs)
         return None if sides is None else (tuple(x + 1 for x in sides[0]), sides[1])
 
-    monkeypatch.setattr(concrete, "_evaluate", shifted)
+    monkeypatch.setattr(examine, "_evaluate", shifted)
     with pytest.raises(CrossCheckError, match="exact arithmetic gives"):
         evidence(claim, max_d=10)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from load_support import every_cpu_busy
 
 from lnsym import Eq, core, jvp, layer_norm, ones, scalar, vector
-from lnsym.checking.claims import Checker, Claim, Options
+from lnsym.checking.checker import Checker, Options
+from lnsym.checking.claims import Claim
 
 z, y, h = vector("z"), vector("y"), vector("h")
 gamma, beta = vector("gamma"), vector("beta")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lnsym import Claim, Eq, centered, core, jvp, ones, scalar, vector, worked_example
-from lnsym.checking.claims import Checker, Options
+from lnsym.checking.checker import Checker, Options
 from lnsym.checking.proof import Derivation, Step
 
 z, h, c = vector("z"), vector("h"), scalar("c")

@@ -6,6 +6,7 @@ display is missing: the output for z = (1, 1, -2) and the Jacobian for z = (-1, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -18,9 +19,15 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import lnsym.exact.example_check as example_check
 import lnsym.exact.examples as examples
+import lnsym.exact.values as exact_values
 from lnsym.cli import main
 from lnsym.errors import UserInputError
+from lnsym.exact.closed_form import QUANTITIES
+from lnsym.exact.example_inputs import read_inputs
+from lnsym.exact.example_ir import through_ir
+from lnsym.exact.example_labels import LABELS
 from lnsym.exact.examples import (
     MAX_MATRIX_DIMENSION,
     CrossCheckError,
@@ -262,25 +269,34 @@ def test_identities_at_random_points(args: dict[str, Any]) -> None:
     assert all(sympy.simplify(v) == 0 for v in ex.jacobian * sympy.ones(ex.d, 1))
 
 
+def test_one_table_names_every_quantity() -> None:
+    # The closed forms, the IR's values, the example's fields and its labels share the names.
+    inputs = read_inputs([1, 2, 4], 1, upstream=[1, 0, 0], perturbation=[1, 0, 0])
+    assert list(example_check.closed_values(inputs)) == list(QUANTITIES)
+    assert list(through_ir(inputs)) == list(QUANTITIES)
+    assert set(QUANTITIES) <= {f.name for f in dataclasses.fields(WorkedExample)}
+    assert set(QUANTITIES) <= set(LABELS)
+
+
 # ---------------------------------------------------------------------------------------
 # The cross-check can fail
 
 
 def test_disagreement_raises(monkeypatch: pytest.MonkeyPatch) -> None:
-    closed = examples._closed_form
+    closed = example_check.closed_values
 
     def wrong(inputs: Any) -> dict[str, Any]:
         out = closed(inputs)
         out["variance"] += 1
         return out
 
-    monkeypatch.setattr(examples, "_closed_form", wrong)
+    monkeypatch.setattr(example_check, "closed_values", wrong)
     with pytest.raises(CrossCheckError, match="variance"):
         worked_example([1, 2, 3], Fraction(1, 3))
 
 
 def test_disagreement_in_a_surd_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
-    closed = examples._closed_form
+    closed = example_check.closed_values
 
     def wrong(inputs: Any) -> dict[str, Any]:
         out = closed(inputs)
@@ -288,7 +304,7 @@ def test_disagreement_in_a_surd_is_detected(monkeypatch: pytest.MonkeyPatch) -> 
         out["jacobian"] = jac + sympy.ImmutableMatrix.eye(jac.rows) * sqrt(17) / 10**12
         return out
 
-    monkeypatch.setattr(examples, "_closed_form", wrong)
+    monkeypatch.setattr(example_check, "closed_values", wrong)
     with pytest.raises(CrossCheckError, match="jacobian"):
         worked_example([1, 2, 4], Fraction(1, 3))
 
@@ -299,7 +315,7 @@ def test_cli_reports_an_internal_error(
     def broken(inputs: Any) -> dict[str, Any]:
         raise CrossCheckError("mean: deliberately broken")
 
-    monkeypatch.setattr(examples, "_closed_form", broken)
+    monkeypatch.setattr(example_check, "closed_values", broken)
     code, out, err = run_cli(capsys, "--z", "1,2,3", "--eps", "1/3")
     assert (code, out) == (1, "")
     assert err == "lnsym: internal error: mean: deliberately broken\n"
@@ -576,9 +592,9 @@ def test_installed_script() -> None:
 
 
 def test_exact_comparison() -> None:
-    assert examples._same(sqrt(3 + 2 * sqrt(2)), 1 + sqrt(2))  # equal, written differently
-    assert not examples._same(sqrt(2), sqrt(2) + R(1, 10**40))  # below the numeric screen
-    assert not examples._same(sqrt(2), R(141_421_356, 10**8))
+    assert exact_values.same(sqrt(3 + 2 * sqrt(2)), 1 + sqrt(2))  # equal, written differently
+    assert not exact_values.same(sqrt(2), sqrt(2) + R(1, 10**40))  # below the numeric screen
+    assert not exact_values.same(sqrt(2), R(141_421_356, 10**8))
 
 
 def test_values_beyond_float_range() -> None:

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from report_support import katex_available, katex_errors, markdown_formulas, need, tex_available
 
+import lnsym.exact.closed_form as closed_form
 from lnsym.cli import main
 from lnsym.errors import CrossCheckError
-from lnsym.exact import exercise_math as exercise_math
+from lnsym.exact.examples import worked_example
 from lnsym.exact.exercises import KINDS, Exercise, Sheet, generate_sheet
 from lnsym.printing.numbers import latex_value
 from lnsym.report import sheets
@@ -364,21 +365,24 @@ def test_out_must_be_a_directory(tmp_path, capsys):
 
 
 def test_a_closed_form_that_disagrees_with_the_ir_refuses_the_sheet(tmp_path, capsys, monkeypatch):
-    right = exercise_math.grad_z
+    # The one closed-form oracle: a slip in it must stop the sheet (and the worked examples).
+    right = closed_form.grad_z
 
     def wrong(u, s, g_hat):  # a sign slip in the last term
-        m, mu = exercise_math.mean(g_hat), exercise_math.mean(exercise_math.hadamard(g_hat, u))
+        m, mu = closed_form.mean(g_hat), closed_form.mean(closed_form.hadamard(g_hat, u))
         return tuple((gh - m + mu * ui) / s for gh, ui in zip(g_hat, u, strict=True))
 
-    monkeypatch.setattr(exercise_math, "grad_z", wrong)
+    monkeypatch.setattr(closed_form, "grad_z", wrong)
     with pytest.raises(CrossCheckError, match="grad_z"):
         generate_sheet(7, 0)
+    with pytest.raises(CrossCheckError, match="gradient formula"):
+        worked_example([1, 2, 4], 1, upstream=[1, 0, 0])
     out = tmp_path / "out"
     assert run(["exercises", "--count", "7", "--format", "md", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("lnsym: internal error: exercise") and "grad_z" in err
     assert not out.exists()
-    monkeypatch.setattr(exercise_math, "grad_z", right)
+    monkeypatch.setattr(closed_form, "grad_z", right)
     assert run(["exercises", "--count", "7", "--format", "md", "--out", str(out)]) == 0
 
 

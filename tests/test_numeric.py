@@ -40,10 +40,12 @@ from lnsym import (
 from lnsym.checking.budget import time_budget
 from lnsym.checking.catalog import load
 from lnsym.checking.claims import derivation_claims
-from lnsym.engines.numeric import engine as numeric
-from lnsym.engines.numeric.batch import Env, Evaluator, Status
-from lnsym.engines.numeric.batch import _top_eigenvalue as top_eigenvalue
+from lnsym.engines.numeric.batch import Evaluator
+from lnsym.engines.numeric.comparison import Sample, compare
 from lnsym.engines.numeric.engine import Point, evaluate, evidence, jacobian, lipschitz_ratio
+from lnsym.engines.numeric.environment import Env, Status
+from lnsym.engines.numeric.norms import top_eigenvalue
+from lnsym.engines.numeric.sampling import Sampler
 from lnsym.errors import BudgetExceeded, DomainError, UnsupportedError, UserInputError
 from lnsym.ir import nodes as ir
 
@@ -365,12 +367,12 @@ def test_non_real_powers_are_undefined_samples() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Batches, error bounds and operator norms (lnsym.engines.numeric.batch)
+# Batches, error bounds and operator norms (lnsym.engines.numeric.batch and its parts)
 
 
 def _points(claim: Claim, d: int, count: int, seed: int = 0) -> list[Point]:
     """``count`` sampled points of ``claim`` at dimension ``d``."""
-    sampler = numeric._Sampler(claim, seed, np.dtype(np.float64))
+    sampler = Sampler(claim, seed, np.dtype(np.float64))
     sampler.small, sampler.large = [d], None
     drawn = (sampler.point(k) for k in range(10 * count))
     return [p for p in drawn if p is not None][:count]
@@ -390,11 +392,11 @@ BATCHED = [
 @pytest.mark.parametrize("size", [1, 3, 64])
 def test_a_batch_judges_each_point_as_if_alone(claim: Claim, size: int) -> None:
     points = _points(claim, size, 12)
-    together = numeric._compare(claim.statement, points)
+    together = compare(claim.statement, points)
     for point, judged in zip(points, together, strict=True):
-        (alone,) = numeric._compare(claim.statement, [point])
-        if isinstance(alone, numeric._Sample):
-            assert isinstance(judged, numeric._Sample)
+        (alone,) = compare(claim.statement, [point])
+        if isinstance(alone, Sample):
+            assert isinstance(judged, Sample)
             np.testing.assert_array_equal(judged.lhs, alone.lhs)
             np.testing.assert_array_equal(judged.rhs, alone.rhs)
             assert judged.error == alone.error
@@ -407,14 +409,14 @@ def test_an_undefined_sample_is_masked_not_fatal() -> None:
     statement = Eq(mean(core(z, 0)), 0)
     good = [Point(3, {"z": np.array(v)}) for v in ([1.0, 2.0, 4.0], [5.0, -1.0, 0.5])]
     constant = Point(3, {"z": np.array([2.0, 2.0, 2.0])})  # 0/0 in the idealized core
-    results = numeric._compare(statement, [good[0], constant, good[1]])
+    results = compare(statement, [good[0], constant, good[1]])
     assert results[1] == (
         "undefined",
         "undefined at this point: division by zero (power -1/2 of 0)",
     )
     for point, result in zip(good, (results[0], results[2]), strict=True):
-        assert isinstance(result, numeric._Sample) and result.error <= F64_TOLERANCE
-        assert result == numeric._compare(statement, [point])[0]
+        assert isinstance(result, Sample) and result.error <= F64_TOLERANCE
+        assert result == compare(statement, [point])[0]
 
 
 def _bound(e: ir.Expr, point: Point) -> tuple[np.ndarray, np.ndarray]:
@@ -482,7 +484,7 @@ def test_the_tolerance_catches_a_violation_of_1e_7_at_most_samples() -> None:
 
 def test_projected_samples_carry_their_distance_to_an_admissible_point() -> None:
     claim = Claim("x", Eq(jvp(u, z, k), k / s), (centered(k), orthogonal(k, z)))
-    sampler = numeric._Sampler(claim, 0, np.dtype(np.float64))
+    sampler = Sampler(claim, 0, np.dtype(np.float64))
     slacks = 0
     for index in range(60):
         point = sampler.point(index)
@@ -534,3 +536,31 @@ def test_top_eigenvalue_matches_lapack() -> None:
         expected = [np.linalg.norm(m, 2) ** 2 for m in matrices]
         np.testing.assert_allclose(top, expected, rtol=1e-12)
         assert np.all(residual >= 0)
+
+
+# ---------------------------------------------------------------------------------------
+# The layout of the package: old import paths and the Evaluator's parts
+
+
+def test_names_imported_from_the_old_modules_are_the_new_ones() -> None:
+    # benchmarks/numeric_scaling.py and older code import these from engine and batch.
+    from lnsym.engines.numeric import batch, comparison, engine, environment, norms, sampling
+
+    assert engine._Sampler is sampling.Sampler
+    assert engine._Sample is comparison.Sample
+    assert engine._compare is comparison.compare
+    assert engine._compare_all is comparison.compare_all
+    assert engine.Point is batch.Point is environment.Point
+    assert (batch.Env, batch.Status) == (environment.Env, environment.Status)
+    assert batch._top_eigenvalue is norms.top_eigenvalue
+
+
+def test_the_evaluator_parts_define_each_method_once() -> None:
+    # The parts name what they need from each other as annotations only: a method defined
+    # twice would silently take the place of the other one, depending on the base order.
+    owners: dict[str, list[str]] = {}
+    for part in Evaluator.__mro__[:-1]:
+        for name, member in vars(part).items():
+            if callable(member) and not name.startswith("__"):
+                owners.setdefault(name, []).append(part.__name__)
+    assert {name: parts for name, parts in owners.items() if len(parts) > 1} == {}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 import pytest
 import sympy
@@ -32,8 +34,10 @@ from lnsym import (
     vjp,
 )
 from lnsym.checking.catalog import load
+from lnsym.ir import nodes as ir
 from lnsym.printing.printer import (
     ABBREVIATIONS,
+    LATEX_NAMES,
     abbreviations_for,
     latex,
     latex_certificate,
@@ -231,3 +235,82 @@ def test_catalog_formulas_are_balanced_and_bar_free():
             assert _balanced(tex) and "|" not in tex, (claim.id, tex)
             count += 1
     assert count >= 30
+
+
+# ---------------------------------------------------------------------------------------
+# Defined nodes the printers have never heard of
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class RMSNorm(ir.Defined, ir.VectorNode):
+    """A toy normalization: rms(a) = a / √(μ(a ⊙ a) + ε), with no printer method."""
+
+    arg: ir.Expr
+    eps: ir.Expr
+    symbol: ClassVar[str] = "rms"
+
+    def definition(self) -> ir.Expr:
+        mean_square = ir.Mean(ir.Hadamard(self.arg, self.arg))
+        root = ir.Power(ir.ScalarSum((mean_square, self.eps)), sympy.Rational(-1, 2))
+        return ir.Scaled(root, self.arg)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Trace(ir.Defined, ir.ScalarNode):
+    """A toy statistic whose class name SymPy's LaTeX printer has a method for."""
+
+    arg: ir.Expr
+    symbol: ClassVar[str] = "sum_sq"
+
+    def definition(self) -> ir.Expr:
+        return ir.Dot(self.arg, self.arg)
+
+
+def rms(a, epsilon=eps):
+    return RMSNorm(ir.as_vector(a), ir.as_scalar(epsilon))
+
+
+def test_an_unknown_defined_node_prints_as_a_function_call():
+    assert text(rms(z)) == "rms(z, ε)"
+    assert repr(rms(z + ones)) == "rms(z + 1, ε)"
+    assert latex(rms(z)) == r"\operatorname{rms}(\mathbf{z}, \varepsilon)"
+    assert rms(z)._repr_latex_() == r"$\operatorname{rms}(\mathbf{z}, \varepsilon)$"
+    # inside other nodes, and with delimiters that grow around fractions as elsewhere
+    assert text(dot(rms(z), h) - 1) == "⟨rms(z, ε), h⟩ - 1"
+    assert latex(dot(rms(z), h)) == (
+        r"\langle \operatorname{rms}(\mathbf{z}, \varepsilon), \mathbf{h} \rangle"
+    )
+    assert latex(rms(z / d, 0)) == r"\operatorname{rms}\left( \frac{\mathbf{z}}{d}, 0 \right)"
+    # abbreviations still apply to the children
+    assert latex(rms(u), EVERY) == r"\operatorname{rms}(\mathbf{u}, \varepsilon)"
+    # and the definition prints with the existing notation
+    assert text(rms(z).definition()) == "(mean(z ⊙ z) + ε)^(-1/2)·z"
+
+
+def test_a_defined_node_never_reaches_a_sympy_method_of_the_same_class_name():
+    assert text(Trace(z)) == "sum_sq(z)"
+    assert latex(Trace(z) / d) == r"\frac{\operatorname{sum\_sq}(\mathbf{z})}{d}"
+
+
+def test_a_notation_entry_names_a_new_normalization(monkeypatch):
+    monkeypatch.setitem(LATEX_NAMES, "rms", r"\operatorname{RMS}")
+    assert latex(rms(z)) == r"\operatorname{RMS}(\mathbf{z}, \varepsilon)"
+    assert latex(Eq(rms(2 * z), rms(z))) == (
+        r"\operatorname{RMS}(2 \mathbf{z}, \varepsilon) = "
+        r"\operatorname{RMS}(\mathbf{z}, \varepsilon)"
+    )
+    assert text(rms(z)) == "rms(z, ε)"  # text keeps the node's symbol
+
+
+def test_the_notation_entries_are_what_names_mean_and_variance(monkeypatch):
+    assert (LATEX_NAMES["mean"], LATEX_NAMES["var"]) == (r"\mu", "q")
+    monkeypatch.setitem(LATEX_NAMES, "var", r"\sigma^{2}")
+    assert latex(var(z) + eps) == r"\sigma^{2}(\mathbf{z}) + \varepsilon"
+
+
+@given(expressions)
+def test_unknown_defined_nodes_print_balanced_latex(e):
+    wrapped = rms(e) if e.kind == "vector" else rms(e * z)
+    tex = latex(wrapped, abbreviations_for(wrapped))
+    assert tex.startswith(r"\operatorname{rms}") and _balanced(tex), tex
+    assert "mathtt" not in tex and "|" not in tex

@@ -7,7 +7,7 @@ import re
 from report_support import catalog_model, need, tex_available
 
 from lnsym.checking.catalog import load
-from lnsym.checking.claims import Options
+from lnsym.checking.checker import Options
 from lnsym.report.build import check_catalog, render_report
 from lnsym.report.model import build_model
 

@@ -37,7 +37,8 @@ from lnsym import (
     vector,
     vjp,
 )
-from lnsym.checking.claims import Checker, Claim, Options
+from lnsym.checking.checker import Checker, Options
+from lnsym.checking.claims import Claim
 from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
 from lnsym.checking.proof import by_lemma
 from lnsym.errors import ExpressionError
@@ -374,10 +375,10 @@ def test_breaking_a_realness_or_pairing_check_makes_the_suite_fail(monkeypatch, 
 def test_breaking_a_lemma_schema_makes_the_suite_fail():
     from dataclasses import replace
 
-    from lnsym.engines.general import Outcome
+    from lnsym.engines.general import Decision
 
     def blind(*args):
-        return Outcome(True, "trusted blindly")
+        return Decision(True, "trusted blindly")
 
     for case_id in ("lemma.spectral_for_unrelated_claim", "lemma.mean_value_for_unrelated_claim"):
         claim = UNREFUTABLE[case_id]

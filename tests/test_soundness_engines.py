@@ -44,9 +44,10 @@ from lnsym import (
     var,
     vector,
 )
-from lnsym.checking import claims as claims_module
+from lnsym.checking import checker as checker_module
 from lnsym.checking.catalog import Section
-from lnsym.checking.claims import Checker, Evidence, Options, check
+from lnsym.checking.checker import Checker, Options, check
+from lnsym.checking.claims import Evidence
 from lnsym.checking.proof import Derivation, Step
 from lnsym.checking.runner import Item, run
 from lnsym.cli import main
@@ -254,7 +255,7 @@ def test_inconsistent_assumptions_are_an_error_before_any_engine(name, monkeypat
     assert result.reason.startswith("assumptions are inconsistent: ")
     assert why in result.reason
     assert [e.engine for e in result.evidence] == ["assumptions"]
-    monkeypatch.setitem(claims_module.ENGINES, "general", never)
+    monkeypatch.setitem(checker_module.ENGINES, "general", never)
     assert Checker().check(vacuous).verdict == "ERROR"
 
 
@@ -291,7 +292,7 @@ def test_any_engine_exception_becomes_error_evidence(exc, monkeypatch):
     def broken(claim, checker):
         raise exc
 
-    monkeypatch.setitem(claims_module.ENGINES, "numeric", broken)
+    monkeypatch.setitem(checker_module.ENGINES, "numeric", broken)
     result = Checker(Options(engines=DEFAULT, max_d=3)).check(
         Claim("shift", Eq(core(z + c * ones), core(z)))
     )
@@ -305,7 +306,7 @@ def test_keyboard_interrupt_is_not_swallowed(monkeypatch):
     def interrupted(claim, checker):
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(claims_module.ENGINES, "numeric", interrupted)
+    monkeypatch.setitem(checker_module.ENGINES, "numeric", interrupted)
     with pytest.raises(KeyboardInterrupt):
         Checker(Options(engines=("numeric",))).check(Claim("x", Eq(var(z), var(z))))
 
@@ -324,14 +325,14 @@ def test_one_failing_claim_does_not_lose_the_others_in_a_run(monkeypatch):
     assert [r.verdict for r in results] == ["ERROR", "PROVED", "REFUTED"]
 
     # Whatever an engine raises, only its own claim is affected.
-    original = claims_module.ENGINES["concrete"]
+    original = checker_module.ENGINES["concrete"]
 
     def fragile(claim, checker):
         if claim.id == "good.shift":
             raise ZeroDivisionError("boom")
         return original(claim, checker)
 
-    monkeypatch.setitem(claims_module.ENGINES, "concrete", fragile)
+    monkeypatch.setitem(checker_module.ENGINES, "concrete", fragile)
     results = run(items, Options(max_d=3, samples=40))
     assert [r.verdict for r in results] == ["ERROR", "PROVED", "REFUTED"]
     assert results[1].evidence[1].detail == "internal ZeroDivisionError: boom"
@@ -420,7 +421,7 @@ def _fake_concrete(counterexample: dict):
 def test_a_counterexample_that_fails_the_exact_recheck_never_refutes(
     statement, assumptions, point, why, monkeypatch
 ):
-    monkeypatch.setitem(claims_module.ENGINES, "concrete", _fake_concrete(point))
+    monkeypatch.setitem(checker_module.ENGINES, "concrete", _fake_concrete(point))
     result = Checker(Options(engines=("concrete",))).check(Claim("x", statement, assumptions))
     assert result.verdict == "ERROR"
     (concrete,) = result.evidence
@@ -440,7 +441,7 @@ def test_a_rechecked_counterexample_overrides_a_wrong_proof(monkeypatch):
     def wrong_proof(claim, checker):
         return Evidence("general", "proved", "by a broken rule", 0.0)
 
-    monkeypatch.setitem(claims_module.ENGINES, "general", wrong_proof)
+    monkeypatch.setitem(checker_module.ENGINES, "general", wrong_proof)
     result = check(Claim("scale", Eq(core(2 * z), core(z))), engines=BOTH)
     assert result.verdict == "REFUTED"
     assert "engines disagree" in result.reason

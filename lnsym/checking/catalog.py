@@ -37,6 +37,11 @@ class Section:
     def name(self) -> str:
         return self.path.stem
 
+    @property
+    def items(self) -> tuple[Claim | Derivation, ...]:
+        """The claims, then the derivations."""
+        return (*self.claims, *self.derivations)
+
 
 def builtin_dir() -> Path:
     """The built-in derivations: inside the wheel, or beside the package in a checkout."""
@@ -78,7 +83,7 @@ def load(paths: list[Path] | None = None) -> list[Section]:
     sections = [_load_file(f) for f in files]
     seen: dict[str, Path] = {}
     for section in sections:
-        for item in (*section.claims, *section.derivations):
+        for item in section.items:
             if item.id in seen:
                 raise CatalogError(
                     f"{section.path}: id {item.id!r} is already used in {seen[item.id]}"

@@ -1,8 +1,8 @@
-"""Claims, their checking, and the verdicts with the evidence behind them.
+"""Claims and the results of checking them: what is claimed, and what the engines found.
 
 A :class:`Claim` is a statement (an :class:`~lnsym.ir.nodes.Eq` or :class:`~lnsym.ir.nodes.Le`) with
-assumptions and an expectation. :func:`check` runs the engines and returns a
-:class:`Result` whose verdict is one of
+assumptions and an expectation. :func:`lnsym.checking.checker.check` runs the engines and returns a
+:class:`Result` whose verdict (:class:`~lnsym.checking.verdicts.Verdict`) is one of
 
 - ``PROVED``: the general-d engine proved it for every d (and no other engine objects);
 - ``VERIFIED``: exact checks hold for the listed dimensions only;
@@ -13,27 +13,23 @@ assumptions and an expectation. :func:`check` runs the engines and returns a
 Evidence lists every engine that ran, what it concluded and what it cost. A numeric check
 is never promoted to a proof.
 
->>> from lnsym import vector, core, ones, scalar, Eq
+>>> from lnsym import vector, core, ones, scalar, Eq, check
 >>> z, c = vector("z"), scalar("c")
 >>> result = check(Claim("core.shift", Eq(core(z + c * ones), core(z))))
->>> result.verdict, result.passed
-('PROVED', True)
+>>> print(result.verdict, result.passed)
+PROVED True
 """
 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from lnsym.checking.budget import time_budget
-from lnsym.checking.proof import ByLemma, Derivation, prove_inequality
+from lnsym.checking.proof import ByLemma, Derivation
 from lnsym.checking.verdicts import Verdict
-from lnsym.engines.base import Evidence
-from lnsym.engines.general import GeneralEngine, Outcome
-from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
+from lnsym.engines.base import Evidence as Evidence
+from lnsym.errors import ExpressionError
 from lnsym.ir import nodes as ir
 from lnsym.printing.printer import latex, text
 
@@ -202,190 +198,6 @@ def _strength(verdict: str) -> int:
     return Verdict(verdict).support
 
 
-# ---------------------------------------------------------------------------------------
-# Checking
-
-
-@dataclass
-class Options:
-    """How claims are checked.
-
-    Args:
-        timeout: seconds per claim over all engines (None: unlimited).
-        engines: which engines run, in order.
-        max_d: the concrete engine checks d = 1..max_d exactly.
-        samples: how many points the numeric engine tries.
-        seed: the seed of every random choice, so runs are reproducible.
-    """
-
-    timeout: float | None = 60.0
-    engines: tuple[str, ...] = ("general", "concrete", "numeric")
-    max_d: int = 8
-    samples: int = 200
-    seed: int = 0
-
-
-Engine = Callable[[Claim, "Checker"], Evidence]
-
-
-def _general(claim: Claim, checker: Checker) -> Evidence:
-    start = time.perf_counter()
-    statement = claim.statement
-    outcome: Outcome
-    if isinstance(statement, ir.Le):
-        outcome = prove_inequality(statement, claim.assumptions, checker.general)
-    else:
-        outcome = checker.general.decide(statement, claim.assumptions)
-    data: dict[str, Any] = {"dimension": "symbolic d"}
-    if outcome.residual is not None:
-        data["residual"] = text(outcome.residual)
-        data["residual_latex"] = latex(outcome.residual)
-    return Evidence(
-        "general",
-        "proved" if outcome.proved else "not proved",
-        outcome.detail,
-        time.perf_counter() - start,
-        data,
-    )
-
-
-def _lemma(claim: Claim, checker: Checker) -> Evidence:
-    """Prove a claim from a cited lemma: every premise PROVED, and the lemma's schema
-    matching the claim (its conclusion is the statement, its side conditions hold)."""
-    start = time.perf_counter()
-    application = claim.proof
-    assert application is not None
-    results = [checker.check(premise) for premise in application.premises]
-    ids = [r.claim.id for r in results]
-    lemma = application.lemma
-    data = {"lemma": lemma.id, "citation": lemma.citation, "premises": ids}
-    weak = [f"{r.claim.id} is {r.verdict}" for r in results if r.verdict != Verdict.PROVED]
-    if weak:
-        detail = f"{lemma.id} not applicable: premise " + ", ".join(weak)
-        return Evidence("lemma", "not proved", detail, time.perf_counter() - start, data)
-    applied = lemma.schema(claim.statement, claim.assumptions, application, checker.general)
-    if not applied.proved:
-        detail = f"{lemma.id}: {applied.detail}"
-        return Evidence("lemma", "not proved", detail, time.perf_counter() - start, data)
-    detail = (
-        f"by {lemma.id} ({lemma.citation}) from the proved premises "
-        + ", ".join(ids)
-        + f"; {applied.detail}"
-        + (f": {application.how}" if application.how else "")
-    )
-    return Evidence("lemma", "proved", detail, time.perf_counter() - start, data)
-
-
-def _concrete(claim: Claim, checker: Checker) -> Evidence:
-    from lnsym.engines.concrete.engine import (
-        evidence,  # imported when first used: start-up stays light
-    )
-
-    return evidence(claim, max_d=checker.options.max_d, seed=checker.options.seed)
-
-
-def _numeric(claim: Claim, checker: Checker) -> Evidence:
-    from lnsym.engines.numeric.engine import evidence
-
-    return evidence(claim, samples=checker.options.samples, seed=checker.options.seed)
-
-
-#: The engines by name; other modules may register theirs here.
-ENGINES: dict[str, Engine] = {
-    "general": _general,
-    "lemma": _lemma,
-    "concrete": _concrete,
-    "numeric": _numeric,
-}
-
-
-class Checker:
-    """Checks claims and derivations, sharing engine caches across them."""
-
-    def __init__(self, options: Options | None = None) -> None:
-        self.options = options or Options()
-        self.general = GeneralEngine()
-        self._results: dict[Claim, Result] = {}
-
-    def check(self, claim: Claim) -> Result:
-        """Run every configured engine on ``claim`` within its budget and give a verdict.
-
-        Results are remembered, so a claim used as a premise is checked once per checker.
-        """
-        if claim not in self._results:
-            self._results[claim] = self._check(claim)
-        return self._results[claim]
-
-    def _check(self, claim: Claim) -> Result:
-        start = time.perf_counter()
-        contradiction = inconsistency(claim.assumptions)
-        if contradiction is not None:
-            # Anything follows from contradictory hypotheses: no engine may run on them.
-            reason = f"assumptions are inconsistent: {contradiction}"
-            evidence = (Evidence("assumptions", "error", reason, 0.0),)
-            return Result(claim, Verdict.ERROR, evidence, time.perf_counter() - start, reason)
-        evidence_list: list[Evidence] = []
-        for name in self._schedule(claim):
-            evidence_list.append(self._run(name, claim))
-            if evidence_list[-1].outcome == "counterexample":
-                deadline = _deadline(self.options.timeout)
-                evidence_list = _confirm(claim, evidence_list, deadline)
-                if any(e.data.get("rechecked") for e in evidence_list):
-                    break  # an exact, re-checked counterexample decides: REFUTED
-        verdict, reason, counterexample = combine(evidence_list)
-        return Result(
-            claim,
-            verdict,
-            tuple(evidence_list),
-            time.perf_counter() - start,
-            reason,
-            counterexample,
-        )
-
-    def _schedule(self, claim: Claim) -> list[str]:
-        """The engines to run, in order: the proof first, then the exact checks, then the
-        numeric samples. Identical sides need only the general engine (which still checks
-        that they are defined)."""
-        names = ["lemma" if n == "general" and claim.proof is not None else n
-                 for n in self.options.engines]  # fmt: skip
-        if claim.statement.lhs == claim.statement.rhs and "general" in names:
-            return ["general"]
-        return names
-
-    def _run(self, name: str, claim: Claim) -> Evidence:
-        """One engine on one claim. Each engine decides within deterministic limits of its
-        own; the wall-clock budget is only a safety net, given afresh to every engine so
-        that one engine's cost never takes another's turn."""
-        engine = ENGINES[name]
-        start = time.perf_counter()
-        try:
-            with time_budget(self.options.timeout):
-                return engine(claim, self)
-        except BudgetExceeded:
-            spent = time.perf_counter() - start
-            detail = (
-                f"the wall-clock safety net of {self.options.timeout:g} s ran out before the "
-                "engine reached a deterministic limit"
-            )
-            return Evidence(name, "timeout", detail, spent, {"stopped_after": round(spent, 3)})
-        except (UnsupportedError, DomainError, ExpressionError) as exc:
-            return Evidence(
-                name, "error", f"{type(exc).__name__}: {exc}", time.perf_counter() - start
-            )
-        except Exception as exc:  # noqa: BLE001 — any engine failure, never Ctrl-C or exit
-            # An engine failure is this engine's ERROR evidence for this claim only, not a
-            # crash of the run that would lose every other result.
-            return Evidence(
-                name, "error", f"internal {type(exc).__name__}: {exc}", time.perf_counter() - start
-            )
-
-    def check_derivation(self, derivation: Derivation) -> DerivationResult:
-        """Check every link of ``derivation`` as a claim."""
-        start = time.perf_counter()
-        results = tuple(self.check(claim) for claim in derivation_claims(derivation))
-        return DerivationResult(derivation, results, time.perf_counter() - start)
-
-
 def derivation_claims(derivation: Derivation) -> list[Claim]:
     """The links of a derivation as claims with ids ``<derivation id>#<step number>``."""
     return [
@@ -398,170 +210,3 @@ def derivation_claims(derivation: Derivation) -> list[Claim]:
         )
         for i, (step, link) in enumerate(zip(derivation.steps, derivation.links(), strict=True), 1)
     ]
-
-
-def combine(evidence: Sequence[Evidence]) -> tuple[str, str, dict[str, Any] | None]:
-    """The verdict, its reason, and any exact counterexample, from the engines' evidence.
-
-    Precedence: an exact counterexample refutes (re-checked, even against a proof, which
-    then had a bug; not re-checked, against a proof: ERROR); an engine stopped by the
-    wall-clock safety net makes the claim TIMEOUT, since any other verdict would depend on
-    the load; a proof needs every other engine to agree; then exact checks for listed d;
-    then numeric consistency.
-    """
-    by_outcome: dict[str, list[Evidence]] = {}
-    for e in evidence:
-        by_outcome.setdefault(e.outcome, []).append(e)
-    proved = by_outcome.get("proved", [])
-    refuting = by_outcome.get("counterexample", [])
-    exact_refutations = [e for e in refuting if e.data.get("exact")]
-    if exact_refutations:
-        first = exact_refutations[0]
-        counterexample = first.data.get("counterexample")
-        if proved and not any(e.data.get("rechecked") for e in exact_refutations):
-            return (
-                Verdict.ERROR,
-                "engines disagree: proved symbolically, refuted exactly",
-                counterexample,
-            )
-        if proved:
-            # The claim was evaluated exactly at the point: it is false, so the proof is not.
-            provers = ", ".join(e.engine for e in proved)
-            return (
-                Verdict.REFUTED,
-                f"{first.detail} (engines disagree: the {provers} engine's proof is contradicted "
-                "by this exactly re-checked counterexample — a bug in that engine)",
-                counterexample,
-            )
-        return Verdict.REFUTED, first.detail, counterexample
-    if by_outcome.get("timeout"):
-        # Any weaker verdict would depend on how far the stopped engine got, i.e. on the load.
-        return Verdict.TIMEOUT, by_outcome["timeout"][0].detail, None
-    if refuting:
-        return (
-            Verdict.ERROR,
-            "numeric evidence contradicts the claim but no exact counterexample was found",
-            None,
-        )
-    if proved:
-        return Verdict.PROVED, proved[0].detail, None
-    if by_outcome.get("holds"):
-        return Verdict.VERIFIED, by_outcome["holds"][0].detail, None
-    if by_outcome.get("consistent"):
-        return Verdict.CONSISTENT, by_outcome["consistent"][0].detail, None
-    reasons = "; ".join(f"{e.engine}: {e.detail}" for e in evidence) or "no engine ran"
-    return Verdict.ERROR, "undecided — " + reasons, None
-
-
-def inconsistency(assumptions: Sequence[ir.Assumption]) -> str | None:
-    """Why ``assumptions`` cannot all hold, or None when no contradiction is found.
-
-    Decided here: two different fixed dimensions; a fixed dimension below a lower bound; a
-    non-constant vector where the dimension is fixed to 1 (every vector of ℝ¹ is constant).
-    Centered, orthogonal and non-constant atoms can always be realized together once d
-    exceeds the number of atoms (mutually orthogonal vectors ⊥ 1), so with no fixed
-    dimension nothing else can contradict; at a small fixed d some combinations do
-    (e.g. d = 2 with two centered, orthogonal, non-constant atoms) and are not detected.
-
-    >>> from lnsym import dimension, dimension_at_least, nonconstant, vector
-    >>> inconsistency([dimension(2), dimension_at_least(3)])
-    'dimension(2) contradicts dimension_at_least(3)'
-    >>> inconsistency([nonconstant(vector("z")), dimension(1)])
-    'nonconstant(z) needs d ≥ 2, but dimension(1) fixes d = 1'
-    >>> inconsistency([dimension(3), dimension_at_least(2)]) is None
-    True
-    """
-    fixed = sorted({a.value for a in assumptions if isinstance(a, ir.FixedDimension)})
-    if len(fixed) > 1:
-        return f"dimension({fixed[0]}) contradicts dimension({fixed[1]})"
-    if not fixed:
-        return None
-    low = max((a.value for a in assumptions if isinstance(a, ir.MinDimension)), default=1)
-    if fixed[0] < low:
-        return f"dimension({fixed[0]}) contradicts dimension_at_least({low})"
-    nonconstant = sorted(a.atom.name for a in assumptions if isinstance(a, ir.Nonconstant))
-    if nonconstant and fixed[0] < 2:
-        return f"nonconstant({nonconstant[0]}) needs d ≥ 2, but dimension(1) fixes d = 1"
-    return None
-
-
-def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> list[Evidence]:
-    """Re-check every exact counterexample before it may refute the claim.
-
-    The claim is evaluated afresh, exactly, at the reported point (assumptions included);
-    a counterexample that does not survive becomes its engine's error evidence. If none
-    survives, a numeric engine's violating sample is evaluated exactly too, and added as
-    an exact counterexample when the violation is real there.
-    """
-    from lnsym.engines.concrete.engine import promote, recheck  # imported when first used
-
-    out: list[Evidence] = []
-    confirmed = False
-    for e in evidence:
-        if e.outcome == "counterexample" and e.data.get("exact"):
-            start = time.perf_counter()
-            found, how = _within(deadline, recheck, claim, e.data.get("counterexample") or {})
-            spent = time.perf_counter() - start
-            if found is None:
-                data = {**e.data, "exact": False, "recheck_failed": how}
-                detail = (
-                    f"its counterexample did not survive the exact re-check ({how}): {e.detail}"
-                )
-                e = Evidence(e.engine, "error", detail, e.seconds + spent, data)
-            else:
-                e = replace(e, data={**e.data, "rechecked": how}, seconds=e.seconds + spent)
-                confirmed = True
-        out.append(e)
-    if confirmed:
-        return out
-    for e in evidence:
-        sample = e.data.get("sample")
-        if e.outcome == "counterexample" and not e.data.get("exact") and sample:
-            start = time.perf_counter()
-            found, how = _within(deadline, promote, claim, sample)
-            if found is not None:
-                detail = f"{e.engine} sample made exact: {_point(found)} ({how})"
-                data = {"exact": True, "counterexample": found, "rechecked": how, "from": e.engine}
-                out.append(
-                    Evidence("exact", "counterexample", detail, time.perf_counter() - start, data)
-                )
-                break
-    return out
-
-
-def _deadline(timeout: float | None) -> float | None:
-    return None if timeout is None else time.perf_counter() + timeout
-
-
-def _within(
-    deadline: float | None, check_point: Callable[..., tuple[Any, str]], *args: Any
-) -> tuple[Any, str]:
-    """Run an exact re-check within what is left of the claim's budget; never raise."""
-    remaining = None if deadline is None else deadline - time.perf_counter()
-    if remaining is not None and remaining <= 0:
-        return None, "the claim's budget was used up"
-    try:
-        with time_budget(remaining):
-            return check_point(*args)
-    except BudgetExceeded:
-        return None, "the claim's budget ran out during the re-check"
-    except Exception as exc:  # noqa: BLE001 — a failed re-check confirms nothing
-        return None, f"internal {type(exc).__name__}: {exc}"
-
-
-def _point(counterexample: dict[str, Any]) -> str:
-    """``d = 2, z = (0, 3), c = 1/2: lhs = 9/4, rhs = 1``."""
-    parts = [f"d = {counterexample['d']}"]
-    parts += [f"{a} = ({', '.join(v)})" for a, v in counterexample["vectors"].items()]
-    parts += [f"{name} = {v}" for name, v in counterexample["scalars"].items()]
-    return f"{', '.join(parts)}: lhs = {counterexample['lhs']}, rhs = {counterexample['rhs']}"
-
-
-def check(
-    claim: Claim, *, timeout: float | None = 60.0, engines: Iterable[str] | None = None
-) -> Result:
-    """Check one claim; ``engines`` defaults to :attr:`Options.engines`."""
-    options = Options(timeout=timeout)
-    if engines is not None:
-        options.engines = tuple(engines)
-    return Checker(options).check(claim)

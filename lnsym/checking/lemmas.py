@@ -17,7 +17,7 @@ from typing import Any
 import sympy
 
 from lnsym.checking.proof import ByLemma, Lemma
-from lnsym.engines.general import GeneralEngine, Outcome, canonical, mentions_vectors, power_sum
+from lnsym.engines.general import Decision, GeneralEngine, canonical, mentions_vectors, power_sum
 from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Jvp, OperatorNorm
 from lnsym.ir.signs import POSITIVE, UNKNOWN, sign
@@ -35,11 +35,11 @@ class _Mismatch(Exception):
     """The application does not fit the lemma; the message says where."""
 
 
-def _applied(check: Callable[[], str]) -> Outcome:
+def _applied(check: Callable[[], str]) -> Decision:
     try:
-        return Outcome(True, check())
+        return Decision(True, check())
     except _Mismatch as exc:
-        return Outcome(False, f"lemma not applicable: {exc}")
+        return Decision(False, f"lemma not applicable: {exc}")
 
 
 def _equal(engine: GeneralEngine, a: ir.Expr, b: ir.Expr, assumptions: Assumptions) -> bool:
@@ -80,7 +80,7 @@ def _smooth(f: ir.Expr) -> bool:
 
 def _mean_value(
     statement: ir.Relation, assumptions: Assumptions, application: ByLemma, engine: GeneralEngine
-) -> Outcome:
+) -> Decision:
     """From ‖D_x f(x)[h]‖² ≤ L²‖h‖² for all x and h, conclude ‖f(x + h) − f(x)‖² ≤ L²‖h‖²."""
 
     def check() -> str:
@@ -169,7 +169,7 @@ class _Spectrum:
 
 def _spectral_norm(
     statement: ir.Relation, assumptions: Assumptions, application: ByLemma, engine: GeneralEngine
-) -> Outcome:
+) -> Decision:
     """‖D_x f‖₂ = λ* from: J = D_x f symmetric; eigenpairs J e = λ e whose vectors span ℝ^d;
     0 ≤ λ ≤ λ* for each; λ* attained on a nonzero eigenvector.
 

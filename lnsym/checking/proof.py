@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lnsym.engines.general import GeneralEngine, Outcome, to_expr
+from lnsym.engines.general import Decision, GeneralEngine, to_expr
 from lnsym.errors import ExpressionError
 from lnsym.ir import nodes as ir
 from lnsym.ir.signs import POSITIVE, UNKNOWN, sign
@@ -28,10 +28,10 @@ __all__ = ["ByLemma", "Derivation", "Lemma", "Step", "by_lemma", "prove_inequali
 
 def prove_inequality(
     statement: ir.Le, assumptions: Iterable[ir.Assumption], engine: GeneralEngine
-) -> Outcome:
+) -> Decision:
     """Prove lhs ≤ rhs from its certificate, checking the identity and every sign."""
     if not statement.certificate:
-        return Outcome(False, "no certificate given; inequalities are proved only from one")
+        return Decision(False, "no certificate given; inequalities are proved only from one")
     total = (
         ir.ScalarSum(statement.certificate)
         if len(statement.certificate) > 1
@@ -40,7 +40,7 @@ def prove_inequality(
     gap = ir.add(statement.rhs, ir.negate(statement.lhs))
     rest = engine.residual(gap, total, tuple(assumptions))
     if rest is not None:
-        return Outcome(
+        return Decision(
             False,
             "certificate identity fails: rhs − lhs − Σ tₖ does not vanish for symbolic d",
             to_expr(rest),
@@ -48,10 +48,10 @@ def prove_inequality(
     signs = [(term, sign(term)) for term in statement.certificate]
     unknown = [f"t{i + 1} = {term!r}" for i, (term, s) in enumerate(signs) if s == UNKNOWN]
     if unknown:
-        return Outcome(False, "sign not established for " + "; ".join(unknown))
+        return Decision(False, "sign not established for " + "; ".join(unknown))
     listed = "; ".join(f"t{i + 1} {s}" for i, (_, s) in enumerate(signs))
     strict = " (strict: a term is positive)" if POSITIVE in dict(signs).values() else ""
-    return Outcome(True, f"rhs − lhs = Σ tₖ for symbolic d, and {listed}{strict}")
+    return Decision(True, f"rhs − lhs = Σ tₖ for symbolic d, and {listed}{strict}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -61,7 +61,7 @@ def prove_inequality(
 #: premises already PROVED) and the general engine, it decides whether the lemma's
 #: conclusion, instantiated from the premises, is the statement, and whether every side
 #: condition holds. It never trusts the application's words.
-Schema = Callable[[ir.Relation, tuple[ir.Assumption, ...], "ByLemma", GeneralEngine], Outcome]
+Schema = Callable[[ir.Relation, tuple[ir.Assumption, ...], "ByLemma", GeneralEngine], Decision]
 
 
 @dataclass(frozen=True)

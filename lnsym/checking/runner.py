@@ -16,17 +16,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lnsym.checking.catalog import Section
-from lnsym.checking.claims import Checker, Claim, DerivationResult, Evidence, Options, Result
+from lnsym.checking.checker import Checker, Options
+from lnsym.checking.claims import Claim, DerivationResult, Evidence, Result
 from lnsym.checking.proof import Derivation
 from lnsym.checking.verdicts import Verdict
+from lnsym.engines.base import Outcome
 
-Outcome = Result | DerivationResult
+#: What checking one item gives: a claim's result or a derivation's.
+ItemResult = Result | DerivationResult
 
 #: Version of the ``lnsym verify --json`` document; see docs/verify-schema.json.
 SCHEMA_VERSION = 1
 
 
-def to_json(items: list[Item], outcomes: list[Outcome]) -> dict[str, Any]:
+def to_json(items: list[Item], outcomes: list[ItemResult]) -> dict[str, Any]:
     """The ``lnsym verify --json`` document for checked items."""
     records = [
         {"section": item.section.name, **outcome.to_json()}
@@ -62,7 +65,7 @@ def select(sections: list[Section], pattern: str | None = None) -> list[Item]:
     return [
         Item(section, subject)
         for section in sections
-        for subject in (*section.claims, *section.derivations)
+        for subject in section.items
         if pattern is None or matches(subject.id, pattern)
     ]
 
@@ -84,7 +87,7 @@ def usable_cpus() -> int:
 
 def run(
     items: list[Item], options: Options, *, jobs: int = 1, total_timeout: float | None = None
-) -> list[Outcome]:
+) -> list[ItemResult]:
     """Check every item; results come back in the order of ``items``.
 
     ``jobs`` is capped at :func:`usable_cpus`: more processes than CPUs only share the
@@ -109,7 +112,7 @@ _WORK: tuple[list[Item], Options, float | None, float | None] | None = None
 _WORKER_CHECKER: Checker | None = None
 
 
-def _worker(index: int) -> Outcome:
+def _worker(index: int) -> ItemResult:
     global _WORKER_CHECKER
     assert _WORK is not None  # inherited from the parent through fork
     items, options, deadline, total_timeout = _WORK
@@ -120,7 +123,7 @@ def _worker(index: int) -> Outcome:
 
 def _check_one(
     checker: Checker, item: Item, deadline: float | None, total_timeout: float | None
-) -> Outcome:
+) -> ItemResult:
     if deadline is not None:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -132,13 +135,13 @@ def _check_one(
     return checker.check_derivation(item.subject)
 
 
-def _not_run(item: Item, total_timeout: float | None) -> Outcome:
+def _not_run(item: Item, total_timeout: float | None) -> ItemResult:
     from lnsym.checking.claims import derivation_claims
 
     detail = f"not run: the overall budget of {total_timeout:g} s was used up"
 
     def skipped(claim: Claim) -> Result:
-        evidence = (Evidence("runner", "timeout", detail, 0.0),)
+        evidence = (Evidence("runner", Outcome.TIMEOUT, detail, 0.0),)
         return Result(claim, Verdict.TIMEOUT, evidence, 0.0, detail)
 
     if isinstance(item.subject, Claim):

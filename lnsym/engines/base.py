@@ -8,6 +8,7 @@ claims, verdicts or scheduling: :mod:`lnsym.checking` owns those.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from lnsym.ir import nodes as ir
@@ -23,6 +24,18 @@ class Checkable(Protocol):
     def assumptions(self) -> tuple[ir.Assumption, ...]: ...
 
 
+class Outcome(StrEnum):
+    """What one engine concluded about a statement (a string enum: JSON shows the words)."""
+
+    PROVED = "proved"  # for every d (general engine, lemma schema)
+    NOT_PROVED = "not proved"  # no proof found; says nothing against the claim
+    HOLDS = "holds"  # exactly, at the dimensions listed
+    CONSISTENT = "consistent"  # no violation among the points tried
+    COUNTEREXAMPLE = "counterexample"  # a violating point (exact, or a numeric sample)
+    ERROR = "error"  # the engine could not check the statement
+    TIMEOUT = "timeout"  # the wall-clock safety net stopped it
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What one engine concluded about a claim, and at what cost.
@@ -33,10 +46,13 @@ class Evidence:
     """
 
     engine: str
-    outcome: str
+    outcome: Outcome
     detail: str
     seconds: float
     data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "outcome", Outcome(self.outcome))  # refuses unknown words
 
     def to_json(self) -> dict[str, Any]:
         return {

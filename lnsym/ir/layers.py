@@ -1,5 +1,11 @@
 """Normalization layers built from the IR: the core u_ε and the layer output y = γ⊙u + β.
 
+Every layer is a :class:`Normalization`: a defined node that divides by √(statistic + ε).
+A new normalization is one subclass here or in user code (its fields, ``symbol``,
+``statistic()`` and ``definition()``), one entry in
+:data:`lnsym.printing.notation.LATEX_NAMES` for its LaTeX name, and a derivation module;
+the engines' fast paths read :meth:`Normalization.statistic` and work for it unchanged.
+
 >>> from lnsym.ir.nodes import vector
 >>> z, gamma, beta = vector("z"), vector("gamma"), vector("beta")
 >>> layer_norm(z, gamma, beta)
@@ -34,21 +40,45 @@ from lnsym.ir.nodes import (
 )
 
 
+class Normalization(Defined, VectorNode):
+    """A normalization layer of a vector ``arg``: its definition divides by √(radicand).
+
+    Subclasses are frozen dataclasses with (at least) the fields ``arg`` and ``eps`` and
+    say what is normalized by :meth:`statistic`. The engines use it: the concrete engine
+    draws exact points at which √(statistic + ε) is rational (it draws the root s and sets
+    ε = s² − statistic), and the general engine applies congruence through the layer.
+    """
+
+    __slots__ = ()
+    arg: Expr
+    eps: Expr
+
+    def statistic(self) -> Expr:
+        """The scalar the stabilizer ε is added to under the root: q(a) for layer norm."""
+        raise NotImplementedError
+
+    def radicand(self) -> Expr:
+        """statistic + ε, the quantity under the square root."""
+        return ScalarSum((self.statistic(), self.eps))
+
+
 @dataclass(frozen=True, slots=True, repr=False)
-class Core(Defined, VectorNode):
+class Core(Normalization):
     """u_ε(a) = P a / √(q(a) + ε), the normalized core of layer normalization."""
 
     arg: Expr
     eps: Expr
     symbol: ClassVar[str] = "core"
 
+    def statistic(self) -> Expr:
+        return Var(self.arg)
+
     def definition(self) -> Expr:
-        root = Power(ScalarSum((Var(self.arg), self.eps)), sympy.Rational(-1, 2))
-        return Scaled(root, Center(self.arg))
+        return Scaled(Power(self.radicand(), sympy.Rational(-1, 2)), Center(self.arg))
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class LayerNorm(Defined, VectorNode):
+class LayerNorm(Normalization):
     """y = γ ⊙ u_ε(a) + β, layer normalization with gain γ and bias β."""
 
     arg: Expr
@@ -56,6 +86,9 @@ class LayerNorm(Defined, VectorNode):
     bias: Expr
     eps: Expr
     symbol: ClassVar[str] = "LN"
+
+    def statistic(self) -> Expr:
+        return Var(self.arg)
 
     def definition(self) -> Expr:
         return VectorSum((Hadamard(self.gain, Core(self.arg, self.eps)), self.bias))

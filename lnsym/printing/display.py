@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lnsym.printing.printer import latex, latex_chain
+from lnsym.printing.formulas import latex_chain
+from lnsym.printing.latex_printer import latex
 
 
 def _heading(item_id: str, title: str) -> str:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lnsym.checking.catalog import Section
-from lnsym.checking.claims import DerivationResult, Options, Result
+from lnsym.checking.checker import Options
+from lnsym.checking.claims import DerivationResult, Result
 from lnsym.checking.runner import run, select
 from lnsym.checking.verdicts import Verdict
 from lnsym.errors import UserInputError

@@ -25,7 +25,7 @@ import numpy as np
 #: Figure output formats, by report format that embeds them.
 FORMATS = ("svg", "pdf")
 
-_RC = {
+_RC: dict[str, Any] = {
     "svg.hashsalt": "lnsym",  # element ids are derived from it instead of random
     "svg.fonttype": "path",  # glyphs as paths: identical on every viewer
     "pdf.fonttype": 42,
@@ -179,7 +179,7 @@ def render_figure(spec: FigureSpec, fmt: str) -> bytes:
 
     with matplotlib.rc_context():
         matplotlib.rcdefaults()  # ignore the user's matplotlibrc and style
-        matplotlib.rcParams.update(_RC)
+        matplotlib.rcParams.update(_RC)  # type: ignore[arg-type]  # the stubs want literal keys
         fig = Figure()
         spec.draw(fig)
         fig.tight_layout()

@@ -433,7 +433,7 @@ def build_model(
             (
                 s.name
                 for s in sections
-                if any(i.id in spec.near for i in (*s.claims, *s.derivations))
+                if any(i.id in spec.near for i in s.items)
             ),
             None,
         )

@@ -488,7 +488,8 @@ def build_review(report: ReportModel, sources: tuple[Source, ...] = SOURCES) -> 
     if any(i not in claims for i in cited):
         return None
     counterexamples = _counterexamples(report)
-    views, displays = [], []
+    views: list[SourceView] = []
+    displays: list[DisplayView] = []
     for number, source in enumerate(sources, 1):
         paragraphs = []
         for paragraph in source.paragraphs:

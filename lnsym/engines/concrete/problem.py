@@ -1,0 +1,200 @@
+"""What the concrete engine compares: both sides, the claim's variables and its assumptions.
+
+Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the whole). It holds
+:class:`_Problem` (lhs against rhs, equal or lhs ≤ rhs, with the vector atoms, scalar symbols,
+assumptions, the layer root the checks make rational and the certificate terms evaluated
+alongside), :func:`_constrain`, which solves the coordinates that linear assumptions fix
+exactly, and :func:`_assumptions_hold`, the test of a point against the assumptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import sympy
+from sympy.core.function import AppliedUndef
+
+from lnsym.engines.concrete.interning import intern
+from lnsym.engines.concrete.values import _free_variables
+from lnsym.errors import UnsupportedError
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import OperatorNorm
+from lnsym.ir.layers import Normalization
+
+_ZERO, _ONE = sympy.Integer(0), sympy.Integer(1)
+#: Nodes whose value at rational points is rational (no roots, derivatives or bindings).
+_RATIONAL_NODES = (
+    ir.VectorAtom, ir.Ones, ir.VectorSum, ir.Scaled, ir.Hadamard, ir.Const, ir.Dot,
+    ir.ScalarSum, ir.ScalarProduct, ir.Mean, ir.Center, ir.Var,
+)  # fmt: skip
+
+
+def _polynomial(e: ir.Expr) -> bool:
+    """Whether ``e`` is rational at rational points: rational nodes and integer powers."""
+    return all(
+        isinstance(n, _RATIONAL_NODES)
+        or (isinstance(n, ir.Power) and n.exponent.is_integer is True)
+        for n in ir.walk(e)
+    )
+
+
+def _principal(e: ir.Expr) -> ir.Expr | None:
+    """The statistic t of the first free layer √(t + ε) (t = q(a) for layer norm): the root
+    the checks make rational, when t is rational at rational points."""
+    match e:
+        case Normalization(eps=ir.Const(value=v)) if v == ir.eps:
+            statistic = e.statistic()
+            if _polynomial(statistic) and ir.eps not in _free_variables(statistic)[1]:
+                return statistic
+        case ir.Substitution():
+            return None  # a root under a substitution is not the claim's own root
+    for child in e.children():
+        found = _principal(child)
+        if found is not None:
+            return found
+    return None
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """``lhs`` against ``rhs`` (equal, or lhs ≤ rhs) with the claim's variables and hypotheses."""
+
+    lhs: ir.Expr
+    rhs: ir.Expr
+    relation: str  # "eq" | "le"
+    atoms: tuple[str, ...]
+    symbols: tuple[sympy.Symbol, ...]
+    assumptions: tuple[ir.Assumption, ...]
+    principal: ir.Expr | None
+    #: Whether an operator norm occurs: it has a value only at numeric points.
+    pointwise: bool = False
+    #: Further scalars evaluated at every point: the terms of an inequality's certificate.
+    extras: tuple[ir.Expr, ...] = ()
+
+    @staticmethod
+    def of(
+        lhs: ir.Expr,
+        rhs: ir.Expr,
+        relation: str,
+        assumptions: Sequence[ir.Assumption],
+        extras: Sequence[ir.Expr] = (),
+    ) -> _Problem:
+        for n in (n for e in (lhs, rhs, *extras) for n in ir.walk(e)):
+            undefined = n.value.atoms(AppliedUndef) if isinstance(n, ir.Const) else set()
+            if undefined:
+                name = sorted(str(f.func) for f in undefined)[0]
+                raise UnsupportedError(f"the constant {n.value} uses the undefined function {name}")
+        atoms, symbols = _free_variables(ir.add(lhs, ir.negate(rhs)))
+        for term in extras:
+            a, s = _free_variables(term)
+            atoms, symbols = atoms | a, symbols | s
+        for a in assumptions:
+            atoms |= {v.name for v in vars(a).values() if isinstance(v, ir.VectorAtom)}
+        principal = _principal(lhs) or _principal(rhs)
+        if ir.eps not in symbols:
+            principal = None
+        return _Problem(
+            lhs,
+            rhs,
+            relation,
+            tuple(sorted(atoms)),
+            tuple(sorted(symbols, key=lambda s: s.name)),
+            tuple(assumptions),
+            principal,
+            any(isinstance(n, OperatorNorm) for side in (lhs, rhs) for n in ir.walk(side)),
+            tuple(extras),
+        )
+
+    @cached_property
+    def interned(self) -> tuple[ir.Expr, ir.Expr, tuple[ir.Expr, ...]]:
+        """lhs, rhs and the extra terms, interned for :mod:`lnsym.engines.concrete.exact`."""
+        return (
+            intern(self.lhs),
+            intern(self.rhs),
+            tuple(intern(t) for t in self.extras),
+        )
+
+    def nodes(self) -> list[ir.Expr]:
+        """Every node of both sides and of the extra terms."""
+        return [n for e in (self.lhs, self.rhs, *self.extras) for n in ir.walk(e)]
+
+    def constants(self) -> list[sympy.Rational]:
+        """The rational numbers written in the claim (where its boundaries tend to be)."""
+        found: set[sympy.Rational] = set()
+        for n in self.nodes():
+            if isinstance(n, ir.Const):
+                found |= {abs(r) for r in n.value.atoms(sympy.Rational) if 0 < abs(r) <= 10**12}
+        return sorted(found)
+
+    def exponents(self) -> set[sympy.Symbol]:
+        """Symbols in an exponent: they take small values only (2^(10¹⁵) is not computable)."""
+        found: set[sympy.Symbol] = set()
+        for n in self.nodes():
+            if isinstance(n, ir.Power):
+                found |= n.exponent.free_symbols
+            elif isinstance(n, ir.Const):
+                for p in n.value.atoms(sympy.Pow):
+                    found |= p.exp.free_symbols
+        return found
+
+    def scalar_only(self) -> bool:
+        """Whether no vector occurs: then d is just a number and any d is cheap to try."""
+        return not self.atoms and all(n.kind == "scalar" for n in self.nodes())
+
+    def constraints(self, atom: str) -> list[str | None]:
+        """Rows of the linear constraints on ``atom``: None for ⟨1, atom⟩ = 0, else a partner."""
+        rows: list[str | None] = []
+        for a in self.assumptions:
+            if isinstance(a, ir.Centered) and a.atom.name == atom:
+                rows.append(None)
+            if isinstance(a, ir.Orthogonal) and a.right.name == atom:
+                rows.append(a.left.name)
+        return rows
+
+    def satisfiable(self, d: int) -> bool:
+        """Whether some point satisfies the assumptions at ``d`` (a non-constant needs d ≥ 2)."""
+        return d >= 2 or not any(isinstance(a, ir.Nonconstant) for a in self.assumptions)
+
+
+def _constrain(
+    problem: _Problem, vectors: dict[str, tuple[sympy.Expr, ...]], d: int
+) -> dict[str, tuple[sympy.Expr, ...]] | None:
+    """Solve the last coordinates of constrained atoms from their linear constraints.
+
+    Returns None where the constraints are degenerate (a vanishing determinant).
+    """
+    out = dict(vectors)
+    for atom in problem.atoms:
+        rows = [(_ONE,) * d if r is None else out[r] for r in problem.constraints(atom)]
+        if not rows:
+            continue
+        k = len(rows)
+        if k >= d:  # the constraints leave only the zero vector (generically)
+            out[atom] = (_ZERO,) * d
+            continue
+        free = out[atom][: d - k]
+        matrix = sympy.Matrix([list(row[d - k :]) for row in rows])
+        det = sympy.expand(matrix.det())
+        if det == 0:
+            return None
+        rhs = sympy.Matrix(
+            [-sympy.Add(*(r * x for r, x in zip(row, free, strict=False))) for row in rows]
+        )
+        solved = matrix.adjugate() * rhs / det
+        out[atom] = (*free, *solved)
+    return out
+
+
+def _assumptions_hold(problem: _Problem, vectors: Mapping[str, tuple[sympy.Expr, ...]]) -> bool:
+    for a in problem.assumptions:
+        if isinstance(a, ir.Centered) and sum(vectors[a.atom.name]) != 0:
+            return False
+        if isinstance(a, ir.Orthogonal):
+            left, right = vectors[a.left.name], vectors[a.right.name]
+            if sum(x * y for x, y in zip(left, right, strict=True)) != 0:
+                return False
+        if isinstance(a, ir.Nonconstant) and len(set(vectors[a.atom.name])) < 2:
+            return False
+    return True

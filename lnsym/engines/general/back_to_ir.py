@@ -1,0 +1,58 @@
+"""Back from normal forms to IR expressions (for display, and to test idempotence).
+
+Holds :func:`to_expr`, whose result normalizes to the form it was given; power sums become
+dot products and roots become powers ½.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial, _has_special
+from lnsym.engines.general.vector_form import Form, VectorForm
+from lnsym.errors import UnsupportedError
+from lnsym.ir import nodes as ir
+
+
+def to_expr(f: Form) -> ir.Expr:
+    """An IR expression whose normal form is ``f``."""
+    if isinstance(f, VectorForm):
+        if not f.terms:
+            return ir.Scaled(ir.Const(sympy.Integer(0)), ir.Ones())
+        return sum(
+            (ir.multiply(_scalar_expr(c), _monomial_expr(m)) for m, c in f.terms),
+            start=0,  # type: ignore[arg-type]
+        )
+    return _scalar_expr(f)
+
+
+def _monomial_expr(m: Monomial) -> ir.Expr:
+    if not m:
+        return ir.Ones()
+    out: ir.Expr = ir.VectorAtom(m[0])
+    for a in m[1:]:
+        out = ir.Hadamard(out, ir.VectorAtom(a))
+    return out
+
+
+def _scalar_expr(f: sympy.Expr) -> ir.Expr:
+    if not _has_special(f):
+        return ir.Const(f)
+    if f.is_Symbol:
+        if f in _ROOTS:
+            return ir.Power(_scalar_expr(_ROOTS[f]), sympy.Rational(1, 2))
+        m = _POWER_SUMS[f]
+        if len(m) == 1:
+            return ir.Dot(ir.Ones(), ir.VectorAtom(m[0]))
+        return ir.Dot(ir.VectorAtom(m[0]), _monomial_expr(m[1:]))
+    if f.is_Add or f.is_Mul:
+        # Keep the parts free of power sums and roots together as one constant.
+        parts = f.as_ordered_terms() if f.is_Add else f.as_ordered_factors()
+        plain = f.func(*(p for p in parts if not _has_special(p)))
+        nodes = [_scalar_expr(p) for p in parts if _has_special(p)]
+        if plain != f.func.identity:
+            nodes.insert(0, ir.Const(plain))
+        return (ir.ScalarSum if f.is_Add else ir.ScalarProduct)(tuple(nodes))
+    if f.is_Pow:
+        return ir.power(_scalar_expr(f.base), f.exp)
+    raise UnsupportedError(f"cannot express {f} in the IR")

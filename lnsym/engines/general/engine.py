@@ -1,0 +1,216 @@
+"""The interpreter: :class:`GeneralEngine` turns IR into normal forms and decides equalities.
+
+Holds :class:`Decision` (a verdict with its evidence text), :class:`GeneralEngine` (the
+interpretation of every IR node, memoized per engine; the residual of lhs − rhs; and
+``decide``, which tries identical sides, congruence and then the zero test) and the helpers
+only the interpreter uses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
+from typing import Any
+
+import sympy
+
+from lnsym.engines.general.algebra import (
+    RESIDUAL_LIMIT,
+    _absorb_roots,
+    canonical,
+    is_zero,
+    root,
+)
+from lnsym.engines.general.back_to_ir import to_expr
+from lnsym.engines.general.derivatives import PROBE, _read_gradient, derivative, gradient
+from lnsym.engines.general.ir_rewrites import _replace_symbol, chain_rule
+from lnsym.engines.general.substitution import AtomSubstitution, Hypotheses, SymbolSubstitution
+from lnsym.engines.general.vector_form import Form, VectorForm
+from lnsym.errors import UnsupportedError
+from lnsym.ir import nodes as ir
+from lnsym.ir import signs as signs
+from lnsym.ir.calculus import Grad, Jvp, Vjp
+from lnsym.ir.layers import Normalization
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the general engine concluded about a statement.
+
+    ``proved`` is True only for an exact identity valid for every d; otherwise ``residual``
+    is the nonzero canonical difference (lhs − rhs) it found, as an IR expression.
+    """
+
+    proved: bool
+    detail: str
+    residual: ir.Expr | None = None
+
+
+class GeneralEngine:
+    """Interprets IR expressions as normal forms, with memoization per engine."""
+
+    def __init__(self) -> None:
+        self._memo: dict[ir.Expr, Form] = {}
+
+    def form(self, e: ir.Expr) -> Form:
+        """The normal form of an IR expression."""
+        cached = self._memo.get(e)
+        if cached is None:
+            cached = self._memo[e] = self._form(e)
+        return cached
+
+    def _form(self, e: ir.Expr) -> Form:
+        match e:
+            case ir.VectorAtom(name=name):
+                return VectorForm.atom(name)
+            case ir.Ones():
+                return VectorForm.monomial(())
+            case ir.VectorSum(terms=terms):
+                out = VectorForm(())
+                for t in terms:
+                    out = out + self.vector(t)
+                return out
+            case ir.Scaled(coefficient=c, vector=v):
+                return self.vector(v).scale(self.scalar(c))
+            case ir.Hadamard(left=a, right=b):
+                return self.vector(a).hadamard(self.vector(b))
+            case ir.Const(value=value):
+                return _absorb_roots(value)
+            case ir.Dot(left=a, right=b):
+                return self.vector(a).hadamard(self.vector(b)).total()
+            case ir.ScalarSum(terms=terms):
+                return sympy.Add(*(self.scalar(t) for t in terms))
+            case ir.ScalarProduct(factors=factors):
+                return sympy.Mul(*(self.scalar(f) for f in factors))
+            case ir.Power(base=base, exponent=n):
+                return _power(self.scalar(base), n)
+            case ir.Defined():
+                return self.form(e.definition())
+            case Jvp(expr=f, wrt=wrt, direction=h):
+                return derivative(self.form(f), wrt.name, self.vector(h))
+            case Vjp() | Grad() if PROBE in ir.vector_atoms(e):
+                raise UnsupportedError(f"the atom name {PROBE} is reserved for lnsym")
+            case Vjp(expr=f, wrt=wrt, cotangent=g):
+                # Jᵀg with g held fixed: pair g with the derivative of f, not of ⟨g, f⟩.
+                moved = derivative(self.vector(f), wrt.name, VectorForm.atom(PROBE))
+                return _read_gradient(moved.hadamard(self.vector(g)).total())
+            case Grad(expr=f, wrt=wrt):
+                return gradient(self.scalar(f), wrt.name)
+            case ir.Substitution(expr=f, target=ir.VectorAtom(name=name), value=value):
+                return AtomSubstitution(name, self.vector(value)).form(self.form(f))
+            case ir.Substitution(expr=f, target=ir.Const(value=sym), value=value):
+                if signs.admissible(e.target, value):
+                    return SymbolSubstitution(sym, self.scalar(value)).form(self.form(f))
+                # The normal form of f may use the symbol's assumptions (√(ε²q) = ε√q); at a
+                # value that breaks them it is no longer f's value: substitute in the IR.
+                if isinstance(value, ir.Const):
+                    return self.form(_replace_symbol(f, sym, value.value))
+                raise UnsupportedError(
+                    f"{sym} = {value!r} is not known to satisfy the assumptions of {sym}"
+                )
+        raise UnsupportedError(f"the general engine cannot interpret {type(e).__name__}")
+
+    def vector(self, e: ir.Expr) -> VectorForm:
+        f = self.form(e)
+        assert isinstance(f, VectorForm), e
+        return f
+
+    def scalar(self, e: ir.Expr) -> sympy.Expr:
+        f = self.form(e)
+        assert not isinstance(f, VectorForm), e
+        return f
+
+    def difference(
+        self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()
+    ) -> Form:
+        """The normal form of lhs − rhs with the assumptions applied."""
+        hyp = Hypotheses(assumptions)
+        left, right = self.form(lhs), self.form(rhs)
+        if isinstance(left, VectorForm) and isinstance(right, VectorForm):
+            return hyp.vector(left + right.scale(sympy.Integer(-1)))
+        return hyp.scalar(left - right)
+
+    def residual(
+        self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()
+    ) -> Form | None:
+        """None when lhs = rhs for every d; otherwise the canonical nonzero difference."""
+        diff = self.difference(lhs, rhs, assumptions)
+        if isinstance(diff, VectorForm):
+            left_over = {m: c for m, c in diff.terms if not is_zero(c)}
+            if not left_over:
+                return None
+            return VectorForm.of({m: _shown(c) for m, c in left_over.items()})
+        return None if is_zero(diff) else _shown(diff)
+
+    def decide(self, statement: ir.Eq, assumptions: Iterable[ir.Assumption] = ()) -> Decision:
+        """Prove an equality for every d, or report the residual that blocks it.
+
+        Sides that apply the same operation to arguments equal for every d are equal
+        (congruence), which proves e.g. shift invariance of nested layers without
+        normalizing the whole nest; otherwise the normal forms decide.
+        """
+        if not isinstance(statement, ir.Eq):
+            raise UnsupportedError(
+                "GeneralEngine.decide handles equalities; see lnsym.checking.proof"
+            )
+        assumptions = tuple(assumptions)
+        lhs, rhs = chain_rule(statement.lhs), chain_rule(statement.rhs)
+        if lhs == rhs:
+            with contextlib.suppress(UnsupportedError):  # a form too large is still x = x,
+                self.form(lhs)  # but a side undefined everywhere (1/0) is a DomainError
+            if statement.lhs == statement.rhs:
+                return Decision(True, "both sides are the same expression")
+            return Decision(True, "both sides are the same expression after the chain rule")
+        statement = ir.Eq(lhs, rhs)
+        if self._congruent(lhs, rhs, assumptions):
+            return Decision(True, "the same operations applied to arguments equal for symbolic d")
+        rest = self.residual(lhs, rhs, assumptions)
+        if rest is None:
+            return Decision(True, "normal forms agree for symbolic d")
+        residual = to_expr(rest)
+        return Decision(False, "lhs − rhs does not vanish for symbolic d", residual)
+
+    def _congruent(self, a: ir.Expr, b: ir.Expr, assumptions: tuple[ir.Assumption, ...]) -> bool:
+        """Whether a and b are one pointwise operation applied to equal arguments.
+
+        Only operations that act pointwise qualify: equal values give equal results there.
+        Binders (derivatives, substitutions) do not, since arguments equal under the
+        assumptions need not have equal derivatives or values elsewhere.
+        """
+        if type(a) is not type(b) or not isinstance(a, _POINTWISE):
+            return False
+        differing = [(x, y) for x, y in zip(_fields(a), _fields(b), strict=True) if x != y]
+        if not differing or not all(isinstance(x, ir.Expr) for pair in differing for x in pair):
+            return False
+        return all(
+            x.kind == y.kind
+            and (self._congruent(x, y, assumptions) or self.residual(x, y, assumptions) is None)
+            for x, y in differing
+        )
+
+
+#: Operations that act pointwise on their arguments (congruence applies to them).
+_POINTWISE = (
+    ir.Mean, ir.Var, ir.Center, ir.Norm, ir.Dot, ir.Hadamard, ir.Scaled, ir.Power, Normalization,
+)  # fmt: skip
+
+
+def _fields(e: ir.Expr) -> tuple[Any, ...]:
+    return tuple(getattr(e, f.name) for f in dataclass_fields(e))  # type: ignore[arg-type]
+
+
+def _shown(residual: sympy.Expr) -> sympy.Expr:
+    """A nonzero residual in canonical form when that is cheap; it is only shown to users,
+    so a large one stays as it is rather than costing the verdict time."""
+    try:
+        return canonical(residual, RESIDUAL_LIMIT)
+    except UnsupportedError:
+        return residual
+
+
+def _power(base: sympy.Expr, n: sympy.Expr) -> sympy.Expr:
+    if n.is_Rational and n.q == 2:
+        return root(base) ** n.p
+    return base**n

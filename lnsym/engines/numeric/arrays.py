@@ -1,0 +1,88 @@
+"""Array helpers of the interpreter: per-sample reductions and the algebra of error bounds.
+
+A bound is an array, or the float 0.0 for an exact value (so that exact atoms cost no array
+operations); the helpers here keep that convention. Values may be complex (complex step):
+their magnitudes keep the real and imaginary parts apart, as the bounds do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import reduce
+from typing import Any
+
+import numpy as np
+
+
+def per_sample(x: Any, n: int, axis: int, how: Callable[..., Any]) -> np.ndarray:
+    """``how`` (np.max, np.any) of ``x`` over every axis but its sample axis, which is
+    ``axis`` from the end: an array of length ``n`` (broadcast if ``x`` has no sample axis)."""
+    x = np.asarray(x)
+    if x.ndim < axis:
+        return np.full(n, how(x))
+    samples = np.moveaxis(x, x.ndim - axis, 0)
+    return np.broadcast_to(how(samples.reshape(len(samples), -1), axis=1), (n,))
+
+
+def expand_samples(per_sample: np.ndarray, axis: int) -> np.ndarray:
+    """A per-sample array shaped to broadcast on values with the sample axis ``axis``."""
+    return per_sample.reshape(per_sample.shape + (1,) * (axis - 1))
+
+
+def select_samples(mask: np.ndarray, a: Any, b: Any, axis: int) -> Any:
+    """Per sample, ``a`` where ``mask`` holds, else ``b``."""
+    if is_exact(a) and is_exact(b):
+        return 0.0
+    return np.where(expand_samples(mask, axis), a, b)
+
+
+def is_exact(bound: Any) -> bool:
+    return isinstance(bound, float)
+
+
+def bound_sum(*bounds: Any) -> Any:
+    """The sum of error bounds, skipping exact ones."""
+    inexact = [b for b in bounds if not is_exact(b)]
+    return reduce(np.add, inexact) if inexact else 0.0
+
+
+def bound_times(factor: Any, bound: Any) -> Any:
+    return bound if is_exact(bound) else factor * bound
+
+
+def first_coordinate(bound: Any) -> Any:
+    """The bound of the first coordinate of a vector."""
+    return bound if is_exact(bound) else bound[..., 0]
+
+
+def as_column(bound: Any) -> Any:
+    return bound if is_exact(bound) else bound[..., None]
+
+
+def as_row(bound: Any) -> Any:
+    return bound if is_exact(bound) else bound[..., None, :]
+
+
+def mag(x: Any) -> np.ndarray:
+    """|x|, with separate magnitudes for the real and imaginary parts of a complex x."""
+    x = np.asarray(x)
+    if not np.iscomplexobj(x):
+        return np.abs(x)
+    if x.ndim and x.flags.c_contiguous:  # one pass over the interleaved parts
+        return np.abs(x.view(x.real.dtype)).view(x.dtype)
+    return np.abs(x.real) + 1j * np.abs(x.imag)
+
+
+def mag_mul(a: Any, b: Any) -> np.ndarray:
+    """The magnitudes of a product's real and imaginary parts from those of its factors:
+    (aᵣbᵣ + aᵢbᵢ) + i(aᵢbᵣ + aᵣbᵢ), i.e. a·b + 2aᵢbᵢ."""
+    out = np.asarray(a * b)
+    if np.iscomplexobj(a) and np.iscomplexobj(b):
+        correction = np.multiply(a.imag, b.imag)
+        correction *= 2
+        out.real += correction
+    return out
+
+
+def maxabs(x: Any) -> float:
+    return float(np.max(np.abs(x))) if np.size(x) else 0.0

@@ -1,0 +1,102 @@
+"""What the interpreter reads off an expression's form, before any value: cached walks of
+the IR.
+
+Which nodes are derivatives (and so which derivative method applies), which scalars are
+nonnegative and which vectors are centered or multiples of 1 *exactly* — facts rounding
+cannot see, which the error bounds use — and the power bases that set the first step of
+central differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+
+from lnsym.ir import nodes as ir
+from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
+
+DERIVATIVES = (Jvp, Vjp, Grad, OperatorNorm)
+
+
+def nodes(e: ir.Expr) -> Iterator[ir.Expr]:
+    """Every node of ``e``, looking inside the definitions of defined nodes too."""
+    for node in ir.walk(e):
+        yield node
+        if isinstance(node, ir.Defined):
+            yield from nodes(node.definition())
+
+
+@lru_cache(maxsize=4096)
+def has_derivative(e: ir.Expr) -> bool:
+    return any(isinstance(node, DERIVATIVES) for node in nodes(e))
+
+
+@lru_cache(maxsize=4096)
+def is_nonnegative(e: ir.Expr) -> bool:
+    """Whether the scalar ``e`` is nonnegative by its form: squares, norms, variances and
+    sums, products and powers of such (the exact value, whatever rounding does)."""
+    match e:
+        case ir.Const(value=v):
+            return bool(v.is_nonnegative)
+        case ir.Dot(left=left, right=right):
+            return left == right
+        case ir.Var() | ir.Norm():
+            return True
+        case ir.Power(base=base, exponent=n):
+            return bool(n.is_Integer and n.is_even) or is_nonnegative(base)
+        case ir.ScalarSum(terms=parts) | ir.ScalarProduct(factors=parts):
+            return all(is_nonnegative(p) for p in parts)
+        case ir.Defined():
+            return is_nonnegative(e.definition())
+    return False
+
+
+@lru_cache(maxsize=4096)
+def is_centered(e: ir.Expr) -> bool:
+    """Whether the vector ``e`` sums to 0 by its form: centerings, their multiples and sums
+    (the exact value, whatever rounding does)."""
+    match e:
+        case ir.Center():
+            return True
+        case ir.Scaled(vector=v):
+            return is_centered(v)
+        case ir.VectorSum(terms=terms):
+            return all(is_centered(t) for t in terms)
+        case ir.Substitution(expr=inner):
+            return is_centered(inner)
+        case ir.Defined():
+            return is_centered(e.definition())
+    return False
+
+
+@lru_cache(maxsize=4096)
+def is_uniform(e: ir.Expr) -> bool:
+    """Whether the vector ``e`` is a multiple of 1 by its form (c·1, sums and products)."""
+    match e:
+        case ir.Ones():
+            return True
+        case ir.Scaled(vector=v):
+            return is_uniform(v)
+        case ir.VectorSum(terms=terms):
+            return all(is_uniform(t) for t in terms)
+        case ir.Hadamard(left=left, right=right):
+            return is_uniform(left) and is_uniform(right)
+        case ir.Substitution(expr=inner):
+            return is_uniform(inner)
+        case ir.Defined():
+            return e.kind == "vector" and is_uniform(e.definition())
+    return False
+
+
+@lru_cache(maxsize=1024)
+def power_bases(e: ir.Expr, atom: str) -> tuple[ir.Expr, ...]:
+    """The derivative-free bases of non-polynomial powers in ``e`` that involve ``atom``."""
+    bases = {
+        node.base
+        for node in nodes(e)
+        if isinstance(node, ir.Power)
+        and not (node.exponent.is_Integer and node.exponent >= 0)
+        and not has_derivative(node.base)
+        and atom in ir.vector_atoms(node.base)
+    }
+    return tuple(sorted(bases, key=repr))

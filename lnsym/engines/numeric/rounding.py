@@ -1,0 +1,161 @@
+"""Arithmetic with running error bounds: sums, products, means and powers of batched values.
+
+Beside every value runs a bound B on |computed − exact| at the sample (Wilkinson's running
+error analysis; Higham, *Accuracy and Stability of Numerical Algorithms*, §3.3), for the
+real and the imaginary part separately (a complex B holds both). Atoms are exact; a sum of
+k terms adds (k − 1)·u·Σ|terms|, so cancellation shows (a coordinate sum counts d − 1
+additions, whatever order numpy adds in); a product adds |a|·B_b + B_a·|b| + B_a·B_b +
+u·|ab| (2u for complex); a power adds B times its derivative at the worst end of
+[|x| − B, |x| + B] (mean-value theorem), or B^n for a root of a base that is a sum of
+squares, plus a few ulps, and a root or negative power of a base whose B exceeds 10⁻⁴ of it
+is *indeterminate*; a complex step divides the imaginary bound by τ; Ridders' extrapolation
+adds its own error estimate; an operator norm adds the Frobenius norm of its Jacobian's
+bound (Weyl) and the eigensolver's backward error. Products of two imaginary (complex-step)
+parts, O(τ²), and gradual underflow are below every bound and ignored.
+
+:class:`BoundedArithmetic` holds the rules for sums, products, means and powers; the
+:class:`~lnsym.engines.numeric.batch.Evaluator` inherits them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import reduce
+from typing import Any
+
+import numpy as np
+import sympy
+
+from lnsym.engines.numeric.arrays import bound_sum, bound_times, is_exact, mag, mag_mul
+from lnsym.engines.numeric.environment import INDETERMINATE, UNDEFINED, Env, Pair
+from lnsym.errors import UnsupportedError
+
+#: A root or a negative power needs its base's error bound below this fraction of the base.
+_POLE_MARGIN = 1e-4
+
+
+class BoundedArithmetic:
+    """Sums, products, means and powers of (value, bound) pairs, for the Evaluator."""
+
+    # Provided by the Evaluator and its other parts (annotations only: no attribute here
+    # may shadow theirs).
+    env: Env
+    u: float
+    mags: dict[int, tuple[np.ndarray, np.ndarray]]
+    _flag: Callable[[Any, int, int, str], None]
+    _const: Callable[[Any], Pair]
+
+    def _mag(self, x: np.ndarray) -> np.ndarray:
+        """:func:`~lnsym.engines.numeric.arrays.mag`, computed once per array (values are
+        operands many times)."""
+        hit = self.mags.get(id(x))
+        if hit is None or hit[0] is not x:
+            hit = self.mags[id(x)] = (x, mag(x))
+        return hit[1]
+
+    def _add(self, terms: list[Pair]) -> Pair:
+        out = reduce(np.add, [v for v, _ in terms])
+        if not self.env.track:
+            return out, 0.0
+        if len(terms) == 2:
+            rounding = self.u * mag(out)
+        else:
+            rounding = (len(terms) - 1) * self.u * reduce(np.add, [self._mag(v) for v, _ in terms])
+        return out, bound_sum(rounding, *(b for _, b in terms))
+
+    def _mul(self, x: Pair, y: Pair) -> Pair:
+        (a, ba), (b, bb) = x, y
+        out = a * b
+        if not self.env.track:
+            return out, 0.0
+        ma, mb = self._mag(a), self._mag(b)
+        bound = (2 if np.iscomplexobj(out) else 1) * self.u * mag_mul(ma, mb)
+        if not is_exact(bb):
+            bound = bound + mag_mul(ma, bb)
+        if not is_exact(ba):
+            bound = bound + mag_mul(ba, mb)
+            if not is_exact(bb):
+                bound = bound + mag_mul(ba, bb)
+        return out, bound
+
+    def _sum(self, x: Pair) -> Pair:
+        """Σ over the last axis, in the same order at every sample of any batch."""
+        v, b = np.ascontiguousarray(x[0]), x[1]
+        out = np.sum(v, axis=-1)
+        if not self.env.track:
+            return out, 0.0
+        bound = (v.shape[-1] - 1) * self.u * np.sum(mag(v), axis=-1)
+        if not is_exact(b):
+            bound = bound + np.sum(np.broadcast_to(b, v.shape), axis=-1)
+        return out, bound
+
+    def _mean(self, x: Pair) -> Pair:
+        total, bound = self._sum(x)
+        return self._divide(total / self.env.d, bound)
+
+    def _divide(self, out: np.ndarray, bound: Any) -> Pair:
+        """``out`` = a total divided by d, and its bound from the total's ``bound``."""
+        if not self.env.track:
+            return out, 0.0
+        d = self.env.d
+        if d & (d - 1) == 0:  # dividing by a power of 2 is exact
+            return out, bound_times(1 / d, bound)
+        return out, bound_sum(bound_times(1 / d, bound), self.u * mag(out))
+
+    def _power(self, x: Pair, n: sympy.Expr, nonnegative: bool = False) -> Pair:
+        """``x ** n``; ``nonnegative`` when the exact base cannot be negative (a sum of
+        squares, say), which lets a root of a base lost in rounding keep a bound."""
+        # In complex-step mode the real parts carry the value, so the domain is checked on
+        # them: a power that is not analytic there would return a meaningless derivative.
+        base, bbase = x
+        re, im = np.real(base), np.imag(base)
+        if n.is_number and not n.is_real:
+            raise UnsupportedError(f"complex exponent {n}")
+        if n.is_number:
+            exponent, bexp = (int(n) if n.is_Integer else float(n)), 0.0
+        else:
+            exponent, bexp = self._const(n)
+        if not n.is_Integer:
+            what = f"undefined at this point: power {n} of a negative number"
+            self._flag(re < 0, 1, UNDEFINED, what)
+            what = f"undefined at this point: power {n} is not differentiable at 0"
+            self._flag((re == 0) & (im != 0), 1, UNDEFINED, what)
+        negative = np.asarray(exponent) < 0
+        if np.any(negative):
+            what = f"undefined at this point: division by zero (power {n} of 0)"
+            self._flag((re == 0) & negative, 1, UNDEFINED, what)
+        if n.is_Rational and n.q == 2:
+            out = np.sqrt(base) ** int(n.p)  # the principal root, accurate to the last bit
+        else:
+            out = base**exponent
+        if not self.env.track or n.is_zero:
+            return out, 0.0
+        ulps = 4 + 2 * np.abs(exponent)
+        if not (n.is_Rational and n.q <= 2):  # pow through exp and log
+            ulps = ulps + np.abs(exponent * np.log(np.abs(re)))
+        bound = bound_sum(ulps * self.u * mag(out), self._propagated(x, n, exponent, nonnegative))
+        if not is_exact(bexp):
+            bound = bound + mag_mul(mag(out * np.log(base)), bexp)
+        return out, bound
+
+    def _propagated(self, x: Pair, n: sympy.Expr, exponent: Any, nonnegative: bool) -> Any:
+        """How far the error B of the base x moves x ** n: by the mean-value theorem,
+        B·|n|·|t|^(n−1) at the end t of [|x| − B, |x| + B] where that is largest; for a root
+        of a nonnegative real base, at most B^n. A negative power or a root of a base whose
+        error exceeds ``_POLE_MARGIN`` of it is flagged as indeterminate."""
+        base, bbase = x
+        if is_exact(bbase):
+            return 0.0
+        e, br, re = np.asarray(exponent), np.real(bbase), np.real(base)
+        if not (n.is_Integer or nonnegative):
+            what = f"the base of the power {n} may be negative within rounding"
+            self._flag(re < br, 1, INDETERMINATE, what)
+        lost = (e < 1) & ~(br <= _POLE_MARGIN * np.abs(re))
+        root = lost & (e > 0) if nonnegative and not np.iscomplexobj(base) else False
+        self._flag(lost & ~root, 1, INDETERMINATE, f"the base of the power {n} is lost in rounding")
+        worst = self._mag(base) + np.where(e >= 1, br, -br)
+        if np.iscomplexobj(bbase):
+            worst = worst + 1j * np.imag(bbase)
+        slope = np.abs(e) * mag(worst ** (e - 1))
+        mean_value = np.nan_to_num(mag_mul(slope, bbase), nan=0.0)  # 0·∞ where B = 0
+        return np.where(root, br ** np.where(root, e, 1), mean_value)

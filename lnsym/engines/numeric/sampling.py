@@ -1,0 +1,186 @@
+"""Sample points that respect a claim's assumptions, drawn deterministically from a seed.
+
+:class:`Sampler` cycles dimensions (1 to 64, and 768 once in 100 samples), vector kinds
+(normal at scales 1e-3 to 1e3, offsets of ±1e8, near-constant, exact constants, one dominant
+coordinate) and ε from 1e-12 to 1e2; ``centered`` and ``orthogonal`` atoms are projected,
+with their distance to an exactly admissible point kept as the point's slack. The order of
+the draws is part of the engine's output: the same seed must give the same points.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import sympy
+from sympy.core.sorting import default_sort_key
+
+from lnsym.engines.numeric.environment import Point
+from lnsym.engines.numeric.forms import nodes
+from lnsym.errors import DomainError
+from lnsym.ir import nodes as ir
+
+if TYPE_CHECKING:
+    from lnsym.engines.base import Checkable
+
+_SMALL_DIMENSIONS = (1, 2, 3, 4, 5, 8, 16, 64)
+_LARGE_DIMENSION = 768
+_LARGE_EVERY = 100  # one sample in 100 uses d = 768, which costs d² per gradient
+_KINDS = ("normal", "offset", "near_constant", "constant", "normal", "spiky")
+_SCALAR_KINDS = ("normal", "wide", "huge", "tiny", "zero")
+_EPS_RANGE = (-12.0, 2.0)  # log10 of the smallest and largest ε
+
+
+class Sampler:
+    """Deterministic sample points for one claim: kinds, dimensions and ε cycle with the
+    sample index, values come from one seeded generator."""
+
+    def __init__(self, claim: Checkable, seed: int, dtype: np.dtype) -> None:
+        statement = claim.statement
+        found = [*nodes(statement.lhs), *nodes(statement.rhs)]
+        self.atoms = sorted({n.name for n in found if isinstance(n, ir.VectorAtom)})
+        symbols = {s for n in found if isinstance(n, ir.Const) for s in n.value.free_symbols}
+        for n in found:
+            if isinstance(n, ir.Power):
+                symbols |= n.exponent.free_symbols
+        self.symbols = sorted(symbols - {ir.d}, key=default_sort_key)
+        self.assumptions = claim.assumptions
+        self.nonconstant = {a.atom.name for a in self.assumptions if isinstance(a, ir.Nonconstant)}
+        self.rng = np.random.default_rng(seed)
+        self.dtype = dtype
+        self.small, self.large = self._dimensions()
+
+    def _dimensions(self) -> tuple[list[int], int | None]:
+        """The dimensions to cycle through, and 768 if the assumptions allow it."""
+        low = 2 if self.nonconstant & set(self.atoms) else 1  # nonconstant needs d ≥ 2
+        limits = (*self.assumptions, ir.MinDimension(low))
+        floor = max(a.value for a in limits if isinstance(a, ir.MinDimension))
+        fixed = [a.value for a in limits if isinstance(a, ir.FixedDimension)]
+        candidates = sorted({*_SMALL_DIMENSIONS, _LARGE_DIMENSION, floor, *fixed})
+        allowed = set(ir.dimensions(limits, candidates[-1]))
+        valid = [k for k in candidates if k in allowed]
+        if not valid:
+            raise DomainError("the dimension assumptions cannot all hold")
+        large = _LARGE_DIMENSION if _LARGE_DIMENSION in valid else None
+        return [k for k in valid if k != _LARGE_DIMENSION] or valid, large
+
+    def point(self, k: int) -> Point | None:
+        """The k-th sample, or None when the projections left a nonconstant atom constant."""
+        rng = self.rng
+        if self.large is not None and k % _LARGE_EVERY == _LARGE_EVERY - 1:
+            d = self.large
+        else:
+            d = self.small[k % len(self.small)]
+        vectors: dict[str, np.ndarray] = {}
+        slack: dict[str, float] = {}
+        for j, name in enumerate(self.atoms):
+            kind = _KINDS[(k + 2 * j) % len(_KINDS)]
+            if kind == "constant" and name in self.nonconstant:
+                kind = "near_constant"
+            v = _vector(kind, d, rng)
+            vectors[name], slack[name] = self._constrained(name, v, vectors, slack)
+            if name in self.nonconstant and _is_constant(vectors[name]):
+                return None
+        scalars = {s: _scalar(s, k, j, rng) for j, s in enumerate(self.symbols)}
+        slack = {name: value for name, value in slack.items() if value}
+        return Point(d, vectors, scalars, self.dtype, slack)
+
+    def _constrained(
+        self, name: str, v: np.ndarray, done: dict[str, np.ndarray], slack: dict[str, float]
+    ) -> tuple[np.ndarray, float]:
+        """Project v onto the complement of 1 (if centered) and of earlier orthogonal atoms.
+
+        Returns:
+            The projection, and a bound on its distance (2-norm) from an exactly admissible
+            point: rounding leaves the constraints true only to about u·‖v‖, which the
+            evidence tolerance must cover (a claim may hold only on admissible points).
+        """
+        centered = any(isinstance(a, ir.Centered) and a.atom.name == name for a in self.assumptions)
+        others = [
+            a.right.name if a.left.name == name else a.left.name
+            for a in self.assumptions
+            if isinstance(a, ir.Orthogonal) and name in (a.left.name, a.right.name)
+        ]
+        others = [other for other in others if other in done]
+        if not (centered or others):
+            return v, 0.0
+        # With 1 among the constraints, center the others: the same span, well conditioned
+        # even for vectors offset by 1e8.
+        columns = [
+            done[other] - np.mean(done[other]) if centered else done[other] for other in others
+        ]
+        basis = np.stack([np.ones_like(v)] * centered + columns, axis=1)
+        q, _ = np.linalg.qr(basis)
+        projected = v
+        for _ in range(2):  # project twice: the second pass removes the first one's rounding
+            projected = projected - q @ (q.T @ projected)
+        # What is left of a vector inside the constrained span is rounding, not a direction.
+        size = float(np.linalg.norm(projected))
+        if size <= 1e-12 * np.linalg.norm(v):
+            return np.zeros_like(v), 0.0
+        # ‖P_C x‖ ≤ ‖Aᵀx‖/σ_min(A) for unit columns aₖ of A spanning C, each ⟨aₖ, x⟩ summed
+        # by fsum (error ≤ u·Σ|aₖᵢxᵢ|, as are the rounding of aₖ and of the centering); then
+        # the conversion to the dtype and the other atoms' own distances.
+        u = float(np.finfo(self.dtype).eps) / 2
+        norms = np.linalg.norm(basis, axis=0)
+        unit = basis[:, norms > 0] / norms[norms > 0]  # a zero column constrains nothing
+        products = unit * projected[:, None]
+        residual = [abs(math.fsum(p)) + 6 * u * float(np.sum(np.abs(p))) for p in products.T]
+        distance = u * size
+        if residual:
+            smallest = np.linalg.eigvalsh(unit.T @ unit)[0] - len(v) * len(residual) * u
+            distance += float(np.linalg.norm(residual)) / math.sqrt(max(smallest, 1e-30))
+        for other, column in zip(others, columns, strict=True):
+            distance += (
+                2 * slack.get(other, 0.0) * size / max(float(np.linalg.norm(column)), 1e-300)
+            )
+        return projected, distance
+
+
+def _vector(kind: str, d: int, rng: np.random.Generator) -> np.ndarray:
+    if kind == "normal":
+        return rng.standard_normal(d) * 10.0 ** rng.uniform(-3, 3)
+    if kind == "offset":
+        return rng.choice((-1e8, 1e8)) + rng.standard_normal(d)
+    if kind == "near_constant":
+        return rng.normal(0, 10) + 1e-6 * rng.standard_normal(d)
+    if kind == "constant":
+        # A multiple of 1/256, so that sums of its copies and its mean are exact.
+        return np.full(d, np.round(rng.normal(0, 10) * 256) / 256)
+    v = rng.standard_normal(d)  # "spiky": one coordinate dominates
+    v[rng.integers(d)] *= 1e4
+    return v
+
+
+def _is_constant(v: np.ndarray) -> bool:
+    return bool(np.ptp(v) <= 1e-12 * max(1.0, float(np.max(np.abs(v)))))
+
+
+def _scalar(sym: sympy.Symbol, k: int, j: int, rng: np.random.Generator) -> float:
+    if sym == ir.eps:
+        if k % 9 == 0:
+            return 10.0 ** _EPS_RANGE[0]
+        if k % 9 == 4:
+            return 10.0 ** _EPS_RANGE[1]
+        return 10.0 ** rng.uniform(*_EPS_RANGE)
+    match _SCALAR_KINDS[(k + j) % len(_SCALAR_KINDS)]:
+        case "normal":
+            value = rng.standard_normal()
+        case "wide":
+            value = rng.choice((-1, 1)) * 10.0 ** rng.uniform(-3, 3)
+        case "huge":  # shifts of the size of the vectors' offsets
+            value = rng.choice((-1, 1)) * 1e8 * rng.uniform(1, 2)
+        case "tiny":
+            value = rng.choice((-1, 1)) * 1e-6 * rng.uniform(1, 10)
+        case _:
+            value = 0.0
+    if sym.is_integer:
+        value = float(round(value)) if abs(value) < 1e8 else float(rng.integers(-5, 6))
+    if (sym.is_positive or sym.is_negative) and value == 0:
+        value = float(rng.integers(1, 10)) if sym.is_integer else 10.0 ** rng.uniform(-3, 3)
+    if sym.is_nonnegative:
+        value = abs(value)
+    if sym.is_nonpositive:
+        value = -abs(value)
+    return float(value)

@@ -1,0 +1,152 @@
+"""An exercise being built: its data, its answers checked against the IR, its parts.
+
+A kind (:mod:`lnsym.exact.exercise_forward`, :mod:`lnsym.exact.exercise_derivatives`) fills
+a :class:`Draft`: it records the data (:meth:`Draft.given`), then each answer with
+:meth:`Draft.answer`, which evaluates the IR expression of the asked quantity with the
+concrete engine (:mod:`lnsym.engines.concrete.engine`, SymPy's own calculus) and refuses a
+closed form that differs from it by raising :class:`~lnsym.errors.CrossCheckError` — so a
+sheet is never printed with an answer the IR does not confirm.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from lnsym.engines.concrete import engine as concrete
+from lnsym.errors import CrossCheckError
+from lnsym.exact.closed_form import Vec
+from lnsym.exact.exercise_model import TITLES, Exercise, Part, Prose, Step, Value
+from lnsym.exact.exercise_writing import listing, prose, tex
+from lnsym.exact.nice_data import Novelty
+from lnsym.ir import nodes as ir
+from lnsym.ir.layers import core, layer_norm
+from lnsym.printing.printer import Math
+
+_X = sympy.Dummy("x")
+# The IR atoms an exercise's data bind, by the names of its params; and the core and layer.
+Z, GAMMA, BETA = ir.vector("z"), ir.vector("gamma"), ir.vector("beta")
+G, H, V = ir.vector("g"), ir.vector("h"), ir.vector("v")
+_ATOMS = {"z": Z, "gamma": GAMMA, "beta": BETA, "g": G, "h": H, "v": V}
+U = core(Z)
+Y = layer_norm(Z, GAMMA, BETA)
+#: s = √(q + ε) as an IR expression.
+SCALE = (ir.var(Z) + ir.eps) ** sympy.Rational(1, 2)
+
+
+def _exactly(got: sympy.Expr, want: Fraction) -> bool:
+    """Whether the algebraic number ``got`` equals the rational ``want``, decided exactly."""
+    target = sympy.Rational(want.numerator, want.denominator)
+    diff = sympy.expand(got - target)
+    if diff.is_Rational:
+        return bool(diff == 0)
+    if diff.free_symbols:
+        return False
+    return sympy.minimal_polynomial(diff, _X) == _X
+
+
+def _entries(value: Value) -> list[Fraction]:
+    if isinstance(value, Fraction):
+        return [value]
+    if value and isinstance(value[0], tuple):
+        return [x for row in value for x in row]  # type: ignore[union-attr]
+    return list(value)  # type: ignore[arg-type]
+
+
+class Draft:
+    """An exercise being built: its data, its checked answers and its parts."""
+
+    def __init__(
+        self, number: int, kind: str, d: int, rng: random.Random, novelty: Novelty
+    ) -> None:
+        self.number, self.kind, self.d, self.rng, self.novelty = number, kind, d, rng, novelty
+        self.params: dict[str, Value] = {}
+        self.answers: dict[str, Value] = {}
+        self.parts: list[Part] = []
+        self.setting: Prose = ()
+
+    def describe(self, *items: str) -> None:
+        """Set the setting: "Let d = …, " and the items (prose with ``$...$`` math)."""
+        self.setting = prose("Let $d = " + str(self.d) + "$, " + listing(list(items)) + ".")
+
+    def given(self, **values: Value) -> None:
+        """Record the data of the exercise (vectors named like IR atoms are bound to them)."""
+        self.params.update(values)
+
+    def _binding(self) -> dict[Any, Any]:
+        binding: dict[Any, Any] = {
+            _ATOMS[k]: list(v) for k, v in self.params.items() if k in _ATOMS
+        }
+        if "eps" in self.params:
+            binding[ir.eps] = self.params["eps"]
+        return binding
+
+    def answer(
+        self,
+        name: str,
+        closed: Value,
+        expr: ir.Expr,
+        *,
+        wrt: ir.VectorAtom | None = None,
+        at: dict[str, Vec] | None = None,
+    ) -> Any:
+        """Record an answer after checking its closed form against the IR.
+
+        Args:
+            name: the answer's name (the same meaning in every kind).
+            closed: the value from the closed form.
+            expr: the IR expression of the asked quantity, evaluated by the concrete engine
+                at the exercise's data (or its Jacobian with respect to ``wrt``).
+            at: values of further vector atoms (e.g. an input found by the student).
+
+        Returns:
+            ``closed``.
+
+        Raises:
+            CrossCheckError: when the concrete engine's value differs.
+        """
+        binding = self._binding()
+        binding.update({_ATOMS[k]: list(v) for k, v in (at or {}).items()})
+        if wrt is None:
+            got = concrete.instantiate(expr, self.d, binding)
+        else:
+            got = concrete.jacobian(expr, wrt, self.d, binding)
+        values = list(got) if isinstance(got, sympy.MatrixBase) else [got]
+        want = _entries(closed)
+        where = f"exercise {self.number} ({self.kind}), {name}"
+        if len(values) != len(want):
+            raise CrossCheckError(f"{where}: {len(values)} entries from the IR, {len(want)} closed")
+        for i, (a, b) in enumerate(zip(values, want, strict=True)):
+            if not _exactly(a, b):
+                raise CrossCheckError(
+                    f"{where}[{i}]: the IR gives {sympy.sstr(a)} but the closed form gives {b}"
+                )
+        self.answers[name] = closed
+        return closed
+
+    def part(self, question: str, steps: Sequence[tuple[str, str]], conclusion: str = "") -> None:
+        """Add a part; ``steps`` are (lhs, rhs) LaTeX pairs, prose uses ``$...$`` for math."""
+        self.parts.append(
+            Part(
+                prose(question),
+                tuple(Step(Math(tex(lhs)), Math(tex(rhs))) for lhs, rhs in steps),
+                prose(conclusion),
+            )
+        )
+
+    def done(self) -> Exercise:
+        """The finished exercise."""
+        return Exercise(
+            self.number,
+            self.kind,
+            TITLES[self.kind],
+            self.d,
+            self.setting,
+            tuple(self.parts),
+            dict(self.params),
+            dict(self.answers),
+        )
