@@ -33,11 +33,23 @@ sys.path.insert(0, str(Path(__file__).parent))
 import concrete_scaling  # noqa: E402  (a sibling script)
 import numeric_scaling  # noqa: E402
 
-from lnsym import Eq, center, core, dot, jvp, layer_norm, mean, ones, scalar, var, vector  # noqa: E402
+from lnsym import (  # noqa: E402
+    Eq,
+    center,
+    core,
+    dot,
+    ir,  # noqa: E402
+    jvp,
+    layer_norm,
+    mean,
+    ones,
+    scalar,
+    var,
+    vector,
+)
 from lnsym.checking.checker import Checker, Options  # noqa: E402
 from lnsym.checking.claims import Claim  # noqa: E402
 from lnsym.engines.concrete.engine import instantiate  # noqa: E402
-from lnsym.ir import nodes as ir  # noqa: E402
 
 z, h = vector("z"), vector("h")
 gamma, beta = vector("gamma"), vector("beta")

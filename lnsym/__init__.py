@@ -11,9 +11,7 @@ from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
 from lnsym.checking.proof import Derivation, Step, by_lemma
 from lnsym.checking.verdicts import Verdict
 from lnsym.exact.examples import WorkedExample, perturbation_ratio, worked_example
-from lnsym.ir.calculus import grad, jvp, opnorm, vjp
-from lnsym.ir.layers import core, layer_norm
-from lnsym.ir.nodes import (
+from lnsym.ir import (
     Eq,
     Le,
     center,
@@ -33,6 +31,8 @@ from lnsym.ir.nodes import (
     var,
     vector,
 )
+from lnsym.ir.calculus import grad, jvp, opnorm, vjp
+from lnsym.ir.layers import core, layer_norm
 
 # Importing lnsym.printing installs the IR's repr (lnsym.ir.nodes.PRINTERS).
 from lnsym.printing import latex, text

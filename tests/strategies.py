@@ -6,7 +6,7 @@ import sympy
 from hypothesis import strategies as st
 
 from lnsym import center, core, dot, eps, hadamard, mean, ones, scalar, var, vector
-from lnsym.ir.nodes import Expr
+from lnsym.ir import Expr
 
 z, h, a = vector("z"), vector("h"), vector("a")
 c = scalar("c")

@@ -22,6 +22,7 @@ from lnsym import (
     dot,
     eps,
     grad,
+    ir,
     jvp,
     layer_norm,
     mean,
@@ -40,7 +41,6 @@ from lnsym.checking.catalog import load
 from lnsym.checking.claims import Claim, derivation_claims
 from lnsym.engines.concrete.engine import check_dimension, evidence, instantiate, jacobian
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import OperatorNorm
 
 z, h, a, b, g = vector("z"), vector("h"), vector("a"), vector("b"), vector("g")

@@ -18,6 +18,7 @@ from lnsym import (
     dot,
     eps,
     hadamard,
+    ir,
     mean,
     norm,
     ones,
@@ -27,7 +28,6 @@ from lnsym import (
     vector,
 )
 from lnsym.errors import ExpressionError
-from lnsym.ir import nodes as ir
 
 z, h = vector("z"), vector("h")
 c = scalar("c")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sympy
 
 from lnsym import center, core, eps, layer_norm, ones, var, vector
+from lnsym.ir import Const, Hadamard, Power, ScalarSum, Scaled, VectorSum
 from lnsym.ir.layers import Core, LayerNorm
-from lnsym.ir.nodes import Const, Hadamard, Power, ScalarSum, Scaled, VectorSum
 
 z, gamma, beta = vector("z"), vector("gamma"), vector("beta")
 

@@ -22,6 +22,7 @@ from lnsym import (
     dot,
     eps,
     hadamard,
+    ir,
     jvp,
     latex,
     mean,
@@ -32,7 +33,6 @@ from lnsym import (
 )
 from lnsym.engines.concrete import engine as concrete
 from lnsym.engines.concrete.problem import _Problem
-from lnsym.ir import nodes as ir
 from lnsym.ir.layers import Normalization
 from lnsym.printing.notation import LATEX_NAMES
 

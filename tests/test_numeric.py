@@ -24,6 +24,7 @@ from lnsym import (
     dot,
     eps,
     grad,
+    ir,
     jvp,
     layer_norm,
     mean,
@@ -47,7 +48,6 @@ from lnsym.engines.numeric.environment import Env, Status
 from lnsym.engines.numeric.norms import top_eigenvalue
 from lnsym.engines.numeric.sampling import Sampler
 from lnsym.errors import BudgetExceeded, DomainError, UnsupportedError, UserInputError
-from lnsym.ir import nodes as ir
 
 z, h, k, a, b, g = (vector(n) for n in ("z", "h", "k", "a", "b", "g"))
 gamma, beta = vector("gamma"), vector("beta")

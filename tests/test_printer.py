@@ -22,6 +22,7 @@ from lnsym import (
     dot,
     eps,
     hadamard,
+    ir,
     jvp,
     layer_norm,
     mean,
@@ -34,7 +35,6 @@ from lnsym import (
     vjp,
 )
 from lnsym.checking.catalog import load
-from lnsym.ir import nodes as ir
 from lnsym.printing.printer import (
     ABBREVIATIONS,
     LATEX_NAMES,

@@ -44,7 +44,7 @@ u, q = core(z), var(z)
     ],
 )
 def test_sign_rules(expression, expected):
-    from lnsym.ir.nodes import as_scalar
+    from lnsym.ir import as_scalar
 
     assert sign(as_scalar(expression)) == expected
 

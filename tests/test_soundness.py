@@ -24,6 +24,7 @@ from lnsym import (
     dimension_at_least,
     dot,
     eps,
+    ir,
     jvp,
     layer_norm,
     mean,
@@ -42,9 +43,7 @@ from lnsym.checking.claims import Claim
 from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
 from lnsym.checking.proof import by_lemma
 from lnsym.errors import ExpressionError
-from lnsym.ir import nodes as ir
-from lnsym.ir import signs
-from lnsym.ir.nodes import as_scalar
+from lnsym.ir import as_scalar, signs
 
 z, h, a, b, v = vector("z"), vector("h"), vector("a"), vector("b"), vector("v")
 g = vector("g")

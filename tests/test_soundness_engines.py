@@ -51,7 +51,7 @@ from lnsym.checking.claims import Evidence
 from lnsym.checking.proof import Derivation, Step
 from lnsym.checking.runner import Item, run
 from lnsym.cli import main
-from lnsym.ir.nodes import Const, as_scalar
+from lnsym.ir import Const, as_scalar
 
 z, h, a, b = vector("z"), vector("h"), vector("a"), vector("b")
 c = scalar("c")
@@ -344,7 +344,7 @@ One claim no engine can evaluate, beside claims that must keep their results.
 """
 import sympy
 from lnsym import Claim, Eq, core, ones, scalar, vector
-from lnsym.ir.nodes import Const
+from lnsym.ir import Const
 z, c = vector("z"), scalar("c")
 CLAIMS = [
     Claim("mine.undefined_function", Eq(Const(sympy.Function("f")(c)), c)),

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from lnsym import ir
 from lnsym.checking.budget import time_budget
 from lnsym.checking.claims import Claim, DerivationResult, Result, derivation_claims
 from lnsym.checking.proof import Derivation, prove_inequality
@@ -26,7 +27,6 @@ from lnsym.checking.verdicts import Verdict
 from lnsym.engines.base import Evidence, Outcome
 from lnsym.engines.general import Decision, GeneralEngine
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.printing.printer import latex, text
 
 

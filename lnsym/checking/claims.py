@@ -26,11 +26,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from lnsym import ir
 from lnsym.checking.proof import ByLemma, Derivation
 from lnsym.checking.verdicts import Verdict
 from lnsym.engines.base import Evidence as Evidence
 from lnsym.errors import ExpressionError
-from lnsym.ir import nodes as ir
 from lnsym.printing.printer import latex, text
 
 #: Verdicts from strongest to weakest support of "holds".

@@ -16,9 +16,9 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.checking.proof import ByLemma, Lemma
 from lnsym.engines.general import Decision, GeneralEngine, canonical, mentions_vectors, power_sum
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Jvp, OperatorNorm
 from lnsym.ir.signs import POSITIVE, UNKNOWN, sign
 

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lnsym import ir
 from lnsym.engines.general import Decision, GeneralEngine, to_expr
 from lnsym.errors import ExpressionError
-from lnsym.ir import nodes as ir
 from lnsym.ir.signs import POSITIVE, UNKNOWN, sign
 
 __all__ = ["ByLemma", "Derivation", "Lemma", "Step", "by_lemma", "prove_inequality", "sign"]

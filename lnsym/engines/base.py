@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 
 
 class Checkable(Protocol):

@@ -13,10 +13,10 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.general import GeneralEngine, instantiate
 from lnsym.exact.example_inputs import MAX_MATRIX_DIMENSION, Inputs
 from lnsym.exact.values import Value
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import grad, jvp, vjp
 from lnsym.ir.layers import core, layer_norm
 

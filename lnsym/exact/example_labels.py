@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lnsym import ir
 from lnsym.exact.values import Value
-from lnsym.ir import nodes as ir
 from lnsym.printing.printer import latex as _ir_latex
 
 #: The sections of a worked example, in order: key → heading.

@@ -14,10 +14,10 @@ import sympy
 
 import lnsym.exact.closed_form as cf
 import lnsym.exact.nice_data as nice
+from lnsym import ir
 from lnsym.errors import CrossCheckError
 from lnsym.exact.exercise_draft import BETA, GAMMA, SCALE, Draft, G, H, U, Y, Z
 from lnsym.exact.exercise_writing import forward_steps, inline_vector, prose
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import jvp, vjp
 from lnsym.ir.layers import core
 from lnsym.printing.numbers import latex_matrix, latex_number, latex_vector

@@ -17,13 +17,13 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.concrete import engine as concrete
 from lnsym.errors import CrossCheckError
 from lnsym.exact.closed_form import Vec
 from lnsym.exact.exercise_model import TITLES, Exercise, Part, Prose, Step, Value
 from lnsym.exact.exercise_writing import listing, prose, tex
 from lnsym.exact.nice_data import Novelty
-from lnsym.ir import nodes as ir
 from lnsym.ir.layers import core, layer_norm
 from lnsym.printing.printer import Math
 

@@ -14,10 +14,10 @@ import sympy
 
 import lnsym.exact.closed_form as cf
 import lnsym.exact.nice_data as nice
+from lnsym import ir
 from lnsym.errors import CrossCheckError
 from lnsym.exact.exercise_draft import SCALE, Draft, U, V, Y, Z
 from lnsym.exact.exercise_writing import forward_steps, inline_vector, slash, sum_text
-from lnsym.ir import nodes as ir
 from lnsym.ir.layers import core, layer_norm
 from lnsym.printing.numbers import latex_number, latex_vector
 

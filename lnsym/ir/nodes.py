@@ -1,4 +1,4 @@
-"""The lnsym IR: immutable vector and scalar expressions, relations and assumptions.
+"""The IR's expressions: immutable vector and scalar nodes, their constructors and operators.
 
 Vectors live in ℝ^d for a symbolic dimension ``d``; scalars are real. The leaves are vector
 atoms, the ones vector and constants (SymPy expressions in ``d``, ``eps`` and user scalars).
@@ -16,27 +16,18 @@ mean(z + 2·1)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, ClassVar
 
 import sympy
 
 from lnsym.errors import ExpressionError
-
-#: The dimension: a positive integer symbol, never replaced by a number in proofs.
-d = sympy.Symbol("d", integer=True, positive=True)
-#: The stabilizer ε > 0 added to the variance.
-eps = sympy.Symbol("epsilon", positive=True)
-
-#: User names: ASCII letters first, then letters, digits, _ and ' (safe in LaTeX and Markdown).
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,31}\Z")
-#: Atom names lnsym itself may use (a leading _ marks an internal atom such as a probe).
-_ATOM_NAME = re.compile(r"_?[A-Za-z][A-Za-z0-9_']{0,31}\Z")
-_RESERVED = {"d": "lnsym.d", "epsilon": "lnsym.eps"}
+from lnsym.ir.names import _ATOM_NAME, _check_constant, _check_name
+from lnsym.ir.names import d as d
+from lnsym.ir.names import eps as eps
+from lnsym.ir.names import scalar as scalar
 
 #: How ``repr`` and Jupyter show IR objects: "text" and "latex" printers, installed by
 #: :mod:`lnsym.printing` when it is imported (``import lnsym`` does). The printers depend
@@ -341,55 +332,6 @@ def vector(name: str) -> VectorAtom:
     return VectorAtom(_check_name(name))
 
 
-def scalar(name: str, *, positive: bool = False) -> sympy.Symbol:
-    """A real scalar symbol (a SymPy ``Symbol``), optionally known to be positive.
-
-    >>> c = scalar("c")
-    >>> c.is_real, c.is_positive
-    (True, None)
-    """
-    _check_name(name)
-    if name in _RESERVED:
-        raise ExpressionError(f"the name {name!r} is reserved: use {_RESERVED[name]}")
-    if positive:
-        return sympy.Symbol(name, positive=True)
-    return sympy.Symbol(name, real=True)
-
-
-@lru_cache(maxsize=8192)
-def _check_constant(value: Any) -> None:
-    """Refuse a constant that is not a real, finite SymPy expression in known symbols."""
-    if not isinstance(value, sympy.Expr) or isinstance(value, sympy.MatrixBase):
-        raise ExpressionError(f"a constant must be a SymPy expression, got {type(value).__name__}")
-    if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
-        raise ExpressionError(f"the constant {value} is not a finite number")
-    for sym in value.free_symbols:
-        if not isinstance(sym, sympy.Symbol) or sym.is_Dummy:
-            raise ExpressionError(f"the constant {value} uses the unnamed symbol {sym!r}")
-        if sym.name in _RESERVED and sym not in (d, eps):
-            raise ExpressionError(f"the symbol {sym.name!r} is reserved: use {_RESERVED[sym.name]}")
-        _check_name(sym.name)
-        if sym.is_real is not True:
-            raise ExpressionError(
-                f"the symbol {sym.name!r} is not known to be real: create it with "
-                f"lnsym.scalar({sym.name!r})"
-            )
-    if value.is_real is False or value.is_extended_real is False:
-        raise ExpressionError(
-            f"the constant {value} is not real (SymPy takes principal complex roots; the IR "
-            "is real)"
-        )
-
-
-def _check_name(name: Any) -> str:
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ExpressionError(
-            f"invalid name {name!r}: use an ASCII letter followed by at most 31 letters, "
-            "digits, _ or '"
-        )
-    return name
-
-
 #: The all-ones vector.
 ones = Ones()
 
@@ -553,167 +495,6 @@ def power(base: Any, exponent: Any) -> Expr:
     if isinstance(base, Const):
         return Const(base.value**exponent_value)
     return Power(base, exponent_value)
-
-
-# ---------------------------------------------------------------------------------------
-# Relations and assumptions
-
-
-class Relation:
-    """Base of relations between two expressions."""
-
-    __slots__ = ()
-    lhs: Expr
-    rhs: Expr
-
-    def __repr__(self) -> str:
-        return shown(self, "text")
-
-    def _repr_latex_(self) -> str:
-        return f"${shown(self, 'latex')}$"
-
-
-@dataclass(frozen=True, repr=False, init=False)
-class Eq(Relation):
-    """The equality ``lhs = rhs`` of two vectors or two scalars.
-
-    A literal ``0`` on one side stands for the zero vector when the other side is a vector.
-
-    >>> z = vector("z")
-    >>> Eq(center(ones), 0)
-    center(1) = 0·1
-    """
-
-    lhs: Expr
-    rhs: Expr
-
-    def __init__(self, lhs: Any, rhs: Any) -> None:
-        lhs, rhs = _relation_sides(lhs, rhs)
-        if lhs.kind != rhs.kind:
-            raise ExpressionError(f"cannot equate a {lhs.kind} with a {rhs.kind}")
-        object.__setattr__(self, "lhs", lhs)
-        object.__setattr__(self, "rhs", rhs)
-
-
-@dataclass(frozen=True, repr=False, init=False)
-class Le(Relation):
-    """The inequality ``lhs ≤ rhs`` between scalars, with an optional certificate.
-
-    A certificate is a list of scalar terms tₖ claimed to satisfy rhs − lhs = Σ tₖ, each
-    term a product of factors whose sign is known (squares, squared norms, variances, ε, d,
-    positive symbols). The checker verifies both the identity and every sign; the
-    certificate is only a hint and may be wrong.
-    """
-
-    lhs: Expr
-    rhs: Expr
-    certificate: tuple[Expr, ...]
-
-    def __init__(self, lhs: Any, rhs: Any, certificate: Any = ()) -> None:
-        lhs, rhs = _relation_sides(lhs, rhs)
-        if lhs.kind != "scalar" or rhs.kind != "scalar":
-            raise ExpressionError("inequalities compare scalars")
-        object.__setattr__(self, "lhs", lhs)
-        object.__setattr__(self, "rhs", rhs)
-        object.__setattr__(self, "certificate", tuple(as_scalar(t) for t in certificate))
-
-
-def _relation_sides(lhs: Any, rhs: Any) -> tuple[Expr, Expr]:
-    if isinstance(lhs, Expr) and lhs.kind == "vector" and _is_zero_literal(rhs):
-        return lhs, Scaled(Const(sympy.Integer(0)), Ones())
-    if isinstance(rhs, Expr) and rhs.kind == "vector" and _is_zero_literal(lhs):
-        return Scaled(Const(sympy.Integer(0)), Ones()), rhs
-    return _operand(lhs), _operand(rhs)
-
-
-class Assumption:
-    """Base of hypotheses that restrict the atoms of a claim."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return shown(self, "text")
-
-
-@dataclass(frozen=True, repr=False)
-class Centered(Assumption):
-    """The vector atom has mean zero: ⟨1, atom⟩ = 0."""
-
-    atom: VectorAtom
-
-
-@dataclass(frozen=True, repr=False)
-class Orthogonal(Assumption):
-    """Two distinct vector atoms are orthogonal: ⟨left, right⟩ = 0."""
-
-    left: VectorAtom
-    right: VectorAtom
-
-
-@dataclass(frozen=True, repr=False)
-class Nonconstant(Assumption):
-    """The vector atom is not a multiple of 1 (so its variance is positive)."""
-
-    atom: VectorAtom
-
-
-@dataclass(frozen=True, repr=False)
-class MinDimension(Assumption):
-    """The claim is stated only for d ≥ ``value``."""
-
-    value: int
-
-
-@dataclass(frozen=True, repr=False)
-class FixedDimension(Assumption):
-    """The claim is stated only for d = ``value``."""
-
-    value: int
-
-
-def centered(atom: Any) -> Centered:
-    """Assume ``atom`` has mean zero."""
-    return Centered(_atom(atom))
-
-
-def orthogonal(a: Any, b: Any) -> Orthogonal:
-    """Assume the distinct atoms ``a`` and ``b`` are orthogonal."""
-    a, b = _atom(a), _atom(b)
-    if a == b:
-        raise ExpressionError("orthogonal() needs two different atoms")
-    return Orthogonal(*sorted((a, b), key=lambda atom: atom.name))
-
-
-def nonconstant(atom: Any) -> Nonconstant:
-    """Assume ``atom`` is not constant across coordinates."""
-    return Nonconstant(_atom(atom))
-
-
-def dimension_at_least(value: int) -> MinDimension:
-    """State the claim only for d ≥ ``value``."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ExpressionError(f"dimension_at_least needs a positive integer, got {value!r}")
-    return MinDimension(value)
-
-
-def dimension(value: int) -> FixedDimension:
-    """State the claim only for d = ``value``."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ExpressionError(f"dimension needs a positive integer, got {value!r}")
-    return FixedDimension(value)
-
-
-def dimensions(assumptions: tuple[Assumption, ...], up_to: int) -> list[int]:
-    """The dimensions 1..``up_to`` that satisfy the dimension assumptions."""
-    low = max([a.value for a in assumptions if isinstance(a, MinDimension)], default=1)
-    fixed = [a.value for a in assumptions if isinstance(a, FixedDimension)]
-    return [k for k in range(low, up_to + 1) if all(k == f for f in fixed)]
-
-
-def _atom(x: Any) -> VectorAtom:
-    if not isinstance(x, VectorAtom):
-        raise ExpressionError(f"assumptions apply to vector atoms, got {x!r}")
-    return x
 
 
 def walk(e: Expr) -> list[Expr]:

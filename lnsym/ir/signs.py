@@ -30,6 +30,7 @@ from typing import Any
 import sympy
 
 from lnsym.ir import nodes as ir
+from lnsym.ir.assumptions import Assumption, Nonconstant
 
 POSITIVE, NONNEGATIVE, UNKNOWN = "positive", "nonnegative", "unknown"
 
@@ -37,7 +38,7 @@ _REAL = sympy.Symbol("x", real=True).assumptions0
 _POSITIVE = sympy.Symbol("x", positive=True).assumptions0
 
 
-Assumptions = tuple[ir.Assumption, ...]
+Assumptions = tuple[Assumption, ...]
 
 
 def sign(e: ir.Expr, assumptions: Assumptions = ()) -> str:
@@ -106,7 +107,7 @@ def substitution_sign(e: ir.Substitution, assumptions: Assumptions) -> str:
 
 def variance_sign(e: ir.Var, assumptions: Assumptions) -> str:
     """var(x) > 0 for an atom assumed non-constant; otherwise by its definition."""
-    if isinstance(e.arg, ir.VectorAtom) and ir.Nonconstant(e.arg) in assumptions:
+    if isinstance(e.arg, ir.VectorAtom) and Nonconstant(e.arg) in assumptions:
         return POSITIVE
     return defined_sign(e, assumptions)
 

@@ -21,7 +21,7 @@ from typing import Any
 import sympy
 from sympy.printing.precedence import PRECEDENCE, precedence
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 
 ADD, MUL, POW, ATOM = (
     PRECEDENCE["Add"],

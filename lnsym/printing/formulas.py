@@ -14,7 +14,7 @@ from typing import Any
 
 import sympy
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 from lnsym.ir.calculus import Jvp, Vjp
 from lnsym.printing.latex_printer import LatexPrinter, latex
 from lnsym.printing.notation import ABBREVIATIONS, INPUT, Q_PLUS_EPS, Q, U, Y

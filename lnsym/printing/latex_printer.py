@@ -26,7 +26,7 @@ import sympy
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.latex import LatexPrinter as _SympyLatexPrinter
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 from lnsym.ir.calculus import Jvp, Vjp
 from lnsym.printing.base import ADD, ATOM, MUL, POW, IRPrinting, ir_precedence
 from lnsym.printing.notation import (

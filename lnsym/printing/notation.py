@@ -6,7 +6,7 @@ r"""Notation shared by the printers: names of defined nodes and the report's abb
 - :data:`ABBREVIATIONS` and the quantities they stand for (q, s, 𝐮, 𝐲, J), with
   :func:`abbreviations_for`, which decides where a short name cannot be confused.
 
->>> from lnsym.ir.nodes import Mean, vector
+>>> from lnsym.ir import Mean, vector
 >>> defined_name(Mean(vector("z"))), latex_name(Mean(vector("z")))
 ('mean', '\\mu')
 """
@@ -20,7 +20,7 @@ from typing import Any
 import sympy
 from sympy.printing.latex import latex_escape
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 from lnsym.ir.layers import Core, LayerNorm
 
 # ---------------------------------------------------------------------------------------
@@ -54,7 +54,7 @@ def defined_name(e: ir.Defined) -> str:
 def latex_name(e: ir.Defined) -> str:
     """The LaTeX name of a defined node: its :data:`LATEX_NAMES` entry, else an operator name.
 
-    >>> from lnsym.ir.nodes import Var, vector
+    >>> from lnsym.ir import Var, vector
     >>> latex_name(Var(vector("z")))
     'q'
     """

@@ -21,7 +21,7 @@ import sympy
 from sympy.printing.pretty.pretty_symbology import greek_unicode
 from sympy.printing.str import StrPrinter
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 from lnsym.printing.base import MUL, POW, IRPrinting, negated
 from lnsym.printing.notation import defined_name
 

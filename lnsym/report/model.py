@@ -21,10 +21,10 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.checking.catalog import Section
 from lnsym.checking.claims import Claim, DerivationResult, Evidence, Result
 from lnsym.errors import UserInputError
-from lnsym.ir import nodes as ir
 from lnsym.parse import parse_number
 from lnsym.printing.printer import (
     Math,
@@ -430,11 +430,7 @@ def build_model(
     extra: list[FigureSpec] = []
     for spec in figures:
         home = next(
-            (
-                s.name
-                for s in sections
-                if any(i.id in spec.near for i in s.items)
-            ),
+            (s.name for s in sections if any(i.id in spec.near for i in s.items)),
             None,
         )
         (placed.setdefault(home, []) if home else extra).append(spec)

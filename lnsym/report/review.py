@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import sympy
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
+from lnsym.ir import Eq, Le, center, eps, mean, ones, scalar, var, vector
 from lnsym.ir.calculus import jvp, opnorm
 from lnsym.ir.layers import core, layer_norm
-from lnsym.ir.nodes import Eq, Le, center, eps, mean, ones, scalar, var, vector
 
 # ---------------------------------------------------------------------------------------
 # The shapes of the content

@@ -25,8 +25,8 @@ from typing import Any
 import sympy
 
 from lnsym.exact.examples import WorkedExample, required_variance, worked_example
+from lnsym.ir import eps, mean, norm, var, vector
 from lnsym.ir.layers import core
-from lnsym.ir.nodes import eps, mean, norm, var, vector
 from lnsym.printing.printer import latex
 from lnsym.report.model import ClaimView, DerivationView, Entry, Math, ReportModel
 from lnsym.report.quoted import Quoted, quote

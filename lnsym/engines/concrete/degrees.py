@@ -19,9 +19,9 @@ from typing import Any
 import sympy
 from sympy.core.sorting import default_sort_key
 
+from lnsym import ir
 from lnsym.engines.concrete.problem import _Problem
 from lnsym.errors import UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 # ---------------------------------------------------------------------------------------

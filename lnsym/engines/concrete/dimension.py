@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.concrete.degrees import _certified, _degrees
 from lnsym.engines.concrete.examine import _examine, _Look, _Scan
 from lnsym.engines.concrete.points import (
@@ -33,7 +34,6 @@ from lnsym.engines.concrete.shared import _Shared
 from lnsym.engines.concrete.sympy_numbers import Value, _differences
 from lnsym.engines.concrete.values import _Evaluator
 from lnsym.errors import DomainError, UnsupportedError
-from lnsym.ir import nodes as ir
 
 #: Random points per dimension for a random-rational check.
 POINTS = 2

@@ -103,6 +103,7 @@ from typing import Any
 # Names imported "as" themselves (or marked re-export) are re-exported: lnsym, the benchmarks
 # and the tests import them from this module, where they were defined before the split.
 import lnsym.engines.concrete.exact as exact  # noqa: F401 (re-export)
+from lnsym import ir
 from lnsym.engines.base import Checkable, Evidence
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined  # noqa: F401 (re-export)
 from lnsym.engines.concrete.dimension import GRID_EVALUATIONS as GRID_EVALUATIONS
@@ -137,7 +138,6 @@ from lnsym.engines.concrete.sympy_numbers import _real as _real
 from lnsym.engines.concrete.sympy_numbers import _sign as _sign
 from lnsym.engines.concrete.values import _Evaluator as _Evaluator
 from lnsym.errors import DomainError, UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir.signs import UNKNOWN, sign
 
 #: Evaluate exact points with :mod:`lnsym.engines.concrete.exact` (else with SymPy numbers, as

@@ -40,6 +40,7 @@ from typing import Any, TypeAlias
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.concrete.arithmetic import ONE as ONE
 from lnsym.engines.concrete.arithmetic import ZERO as ZERO
 from lnsym.engines.concrete.arithmetic import Inexpressible as Inexpressible
@@ -60,7 +61,6 @@ from lnsym.engines.concrete.arithmetic import sign as sign
 from lnsym.engines.concrete.arithmetic import to_sympy as to_sympy
 from lnsym.engines.concrete.interning import _IDENTITIES, _definition
 from lnsym.engines.concrete.interning import intern as intern
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 # ---------------------------------------------------------------------------------------

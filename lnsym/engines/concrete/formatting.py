@@ -14,10 +14,10 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.concrete.points import _Point
 from lnsym.engines.concrete.problem import _Problem
 from lnsym.engines.concrete.sympy_numbers import Value
-from lnsym.ir import nodes as ir
 from lnsym.printing.printer import text
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.concrete.shared import _coordinates
 from lnsym.engines.concrete.values import _Evaluator, _free_variables
 from lnsym.errors import ExpressionError
-from lnsym.ir import nodes as ir
 
 
 def _named_coordinates(name: str, d: int, taken: set[str]) -> tuple[sympy.Symbol, ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 
 #: Interned nodes (each equal to itself): values are memoized by identity, because the IR's
 #: dataclass hash walks a node's whole subtree at every dictionary lookup.

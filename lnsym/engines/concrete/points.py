@@ -20,9 +20,9 @@ from typing import Any
 import sympy
 
 import lnsym.engines.concrete.exact as exact
+from lnsym import ir
 from lnsym.engines.concrete.problem import _assumptions_hold, _constrain, _Problem
 from lnsym.engines.concrete.values import _Evaluator
-from lnsym.ir import nodes as ir
 
 #: Random points draw integers from [−N, N] (positive quantities from [1, N]).
 SAMPLE_RANGE = 10**15

@@ -16,10 +16,10 @@ from functools import cached_property
 import sympy
 from sympy.core.function import AppliedUndef
 
+from lnsym import ir
 from lnsym.engines.concrete.interning import intern
 from lnsym.engines.concrete.values import _free_variables
 from lnsym.errors import UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import OperatorNorm
 from lnsym.ir.layers import Normalization
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.base import Checkable
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined
 from lnsym.engines.concrete.examine import _violates
@@ -27,7 +28,6 @@ from lnsym.engines.concrete.problem import _assumptions_hold, _constrain, _Probl
 from lnsym.engines.concrete.sympy_numbers import _entries, _real
 from lnsym.engines.concrete.values import _Evaluator
 from lnsym.errors import ExpressionError
-from lnsym.ir import nodes as ir
 
 _EXACT_NUMBER = re.compile(r"[+-]?\d{1,4000}(?:/\d{1,4000})?", re.ASCII)
 

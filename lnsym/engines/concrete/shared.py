@@ -16,8 +16,8 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.concrete.sympy_numbers import Value
-from lnsym.ir import nodes as ir
 
 
 class _Names:

@@ -21,6 +21,7 @@ from typing import Any
 import sympy
 from sympy.core.function import AppliedUndef
 
+from lnsym import ir
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined
 from lnsym.engines.concrete.shared import _Names, _Shared
 from lnsym.engines.concrete.sympy_numbers import AGREEMENT_DIGITS as AGREEMENT_DIGITS
@@ -28,7 +29,6 @@ from lnsym.engines.concrete.sympy_numbers import Value as Value
 from lnsym.engines.concrete.sympy_numbers import _agree as _agree
 from lnsym.engines.concrete.sympy_numbers import _sign
 from lnsym.errors import UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 _ZERO, _ONE = sympy.Integer(0), sympy.Integer(1)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial, _has_special
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import UnsupportedError
-from lnsym.ir import nodes as ir
 
 
 def to_expr(f: Form) -> ir.Expr:

@@ -16,6 +16,7 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.general.algebra import (
     RESIDUAL_LIMIT,
     _absorb_roots,
@@ -29,7 +30,6 @@ from lnsym.engines.general.ir_rewrites import _replace_symbol, chain_rule
 from lnsym.engines.general.substitution import AtomSubstitution, Hypotheses, SymbolSubstitution
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir import signs as signs
 from lnsym.ir.calculus import Grad, Jvp, Vjp
 from lnsym.ir.layers import Normalization

@@ -10,10 +10,10 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial, exact_sqrt
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import DomainError
-from lnsym.ir import nodes as ir
 
 
 def instantiate(

@@ -14,8 +14,8 @@ from typing import Any
 
 import sympy
 
+from lnsym import ir
 from lnsym.errors import ExpressionError, UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Jvp
 
 

@@ -11,10 +11,10 @@ from collections.abc import Iterable
 
 import sympy
 
+from lnsym import ir
 from lnsym.engines.general.algebra import root
 from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
 from lnsym.engines.general.vector_form import Form, VectorForm
-from lnsym.ir import nodes as ir
 
 
 class Rewriter:

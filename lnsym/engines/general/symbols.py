@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy
 from sympy.core.sorting import default_sort_key
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 
 Monomial = tuple[str, ...]
 

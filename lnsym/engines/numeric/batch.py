@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from lnsym import ir
 from lnsym.engines.numeric.arrays import (
     as_column,
     as_row,
@@ -72,7 +73,6 @@ from lnsym.engines.numeric.norms import operator_norm
 from lnsym.engines.numeric.norms import top_eigenvalue as _top_eigenvalue  # noqa: F401
 from lnsym.engines.numeric.rounding import BoundedArithmetic
 from lnsym.errors import DomainError, UnsupportedError
-from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 

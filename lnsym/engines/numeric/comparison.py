@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from lnsym import ir
 from lnsym.engines.numeric.arrays import bound_sum, maxabs
 from lnsym.engines.numeric.batch import Evaluator
 from lnsym.engines.numeric.environment import INDETERMINATE, UNDEFINED, Env, Point, Status
-from lnsym.ir import nodes as ir
 
 #: A side may differ from the other by this many times its rounding-error bound.
 _MARGIN = 10.0

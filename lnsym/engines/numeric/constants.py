@@ -16,10 +16,10 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
+from lnsym import ir
 from lnsym.engines.numeric.arrays import is_exact, mag, mag_mul
 from lnsym.engines.numeric.environment import Env, Pair
 from lnsym.errors import DomainError, UnsupportedError
-from lnsym.ir import nodes as ir
 
 
 class Constants:

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from lnsym import ir
 from lnsym.engines.numeric.arrays import (
     bound_sum,
     bound_times,
@@ -47,7 +48,6 @@ from lnsym.engines.numeric.environment import (
 )
 from lnsym.engines.numeric.forms import has_derivative, power_bases
 from lnsym.errors import DomainError
-from lnsym.ir import nodes as ir
 
 _RIDDERS_SHRINK = 2.0
 _RIDDERS_STEPS = 20

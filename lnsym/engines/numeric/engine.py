@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lnsym import ir
 from lnsym.engines.numeric.comparison import Sample as _Sample
 from lnsym.engines.numeric.comparison import compare as _compare  # noqa: F401 (benchmarks)
 from lnsym.engines.numeric.comparison import compare_all as _compare_all
@@ -48,7 +49,6 @@ from lnsym.engines.numeric.pointwise import jacobian as jacobian
 from lnsym.engines.numeric.pointwise import lipschitz_ratio as lipschitz_ratio
 from lnsym.engines.numeric.sampling import Sampler as _Sampler
 from lnsym.errors import DomainError
-from lnsym.ir import nodes as ir
 
 if TYPE_CHECKING:
     from lnsym.engines.base import Checkable, Evidence

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import sympy
 
+from lnsym import ir
 from lnsym.errors import DomainError, UserInputError
-from lnsym.ir import nodes as ir
 
 #: The largest entry of τ·h in a complex step, per real dtype (see
 #: :mod:`lnsym.engines.numeric.derivatives`). Its keys are the dtypes the engine supports:

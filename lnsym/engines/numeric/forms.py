@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from lnsym.ir import nodes as ir
+from lnsym import ir
 from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
 
 DERIVATIVES = (Jvp, Vjp, Grad, OperatorNorm)

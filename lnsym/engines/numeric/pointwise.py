@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from lnsym import ir
 from lnsym.engines.numeric.batch import Evaluator
 from lnsym.engines.numeric.environment import OK, Env, Point, Status, Undefined
 from lnsym.errors import DomainError, UserInputError
-from lnsym.ir import nodes as ir
 
 
 def evaluate(e: ir.Expr, point: Point) -> np.ndarray | float:

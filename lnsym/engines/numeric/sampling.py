@@ -16,10 +16,10 @@ import numpy as np
 import sympy
 from sympy.core.sorting import default_sort_key
 
+from lnsym import ir
 from lnsym.engines.numeric.environment import Point
 from lnsym.engines.numeric.forms import nodes
 from lnsym.errors import DomainError
-from lnsym.ir import nodes as ir
 
 if TYPE_CHECKING:
     from lnsym.engines.base import Checkable
