@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,10 +49,16 @@ def tex_available() -> bool:
 
 
 @lru_cache(maxsize=1)
+def catalog_results() -> dict[str, Any]:
+    """Every item of the built-in catalog checked with every engine, once per test session
+    (the CLI tests reuse it through :func:`lnsym.checking.runner.run`)."""
+    return check_catalog(load(), Options(), jobs=2)
+
+
+@lru_cache(maxsize=1)
 def catalog_model() -> ReportModel:
-    """The built-in catalog, checked once per test session."""
-    sections = load()
-    return build_model(sections, check_catalog(sections, Options(), jobs=2))
+    """The built-in catalog's report model, from :func:`catalog_results`."""
+    return build_model(load(), catalog_results())
 
 
 @lru_cache(maxsize=1)

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from test_catalog import GOOD, REQUIRED_PROVED
+from catalog_support import GOOD, REQUIRED_PROVED
 
 from lnsym.cli import main
 from lnsym.errors import UserInputError
@@ -27,14 +27,34 @@ SCHEMA = Path(__file__).resolve().parent.parent / "docs" / "verify-schema.json"
 
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory) -> tuple[int, dict, str, Path]:
-    """The whole built-in catalog with every engine, once (in two processes)."""
+    """``lnsym verify`` of the whole built-in catalog with every engine.
+
+    The checking itself is the session's one check of the catalog (report_support), handed
+    to the CLI as the runner's results: what is tested here is everything the CLI does
+    with them (exit code, JSON, JUnit, summary line).
+    """
     import contextlib
     import io
 
+    from report_support import catalog_results
+
+    from lnsym.checking import runner
+
+    results = catalog_results()
     junit = tmp_path_factory.mktemp("junit") / "out.xml"
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["verify", "--json", "-", "-j", "2", "--junit-xml", str(junit)])
+    patch = pytest.MonkeyPatch()
+
+    def checked(items, options, **_):
+        assert [item.id for item in items] == list(results)  # the whole catalog, in order
+        return [results[item.id] for item in items]
+
+    patch.setattr(runner, "run", checked)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["verify", "--json", "-", "--junit-xml", str(junit)])
+    finally:
+        patch.undo()
     return code, json.loads(out.getvalue()), err.getvalue(), junit
 
 

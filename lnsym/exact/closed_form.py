@@ -81,14 +81,14 @@ def _symbolic(values: Sequence[Any]) -> bool:
 
 
 def _one_like(x: N) -> N:
-    return sympy.Integer(1) if isinstance(x, sympy.Basic) else Fraction(1)  # type: ignore[return-value]
+    return sympy.Integer(1) if isinstance(x, sympy.Basic) else Fraction(1)
 
 
 def total(v: Sequence[N]) -> N:
     """The sum of the entries."""
     if _symbolic(v):
         return sympy.Add(*v)  # one n-ary Add, not d pairwise ones
-    return sum(v, Fraction(0))  # type: ignore[return-value]
+    return sum(v, Fraction(0))
 
 
 def rational_sqrt(x: Fraction) -> Fraction:
@@ -117,7 +117,7 @@ def norm_ratio(a: Sequence[N], b: Sequence[N]) -> N:
     """‖a‖/‖b‖: rational for Fractions (nice data make it so), a quotient of surds otherwise."""
     if _symbolic(a) or _symbolic(b):
         return sympy.sqrt(squared_norm(a)) / sympy.sqrt(squared_norm(b))
-    return rational_sqrt(squared_norm(a) / squared_norm(b))  # type: ignore[arg-type]
+    return rational_sqrt(squared_norm(a) / squared_norm(b))
 
 
 # ---------------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ def transpose(m: Sequence[Sequence[N]]) -> tuple[tuple[N, ...], ...]:
     return tuple(zip(*m, strict=True))
 
 
-def centering(d: int, one: N = Fraction(1)) -> tuple[tuple[N, ...], ...]:  # type: ignore[assignment]
+def centering(d: int, one: N = Fraction(1)) -> tuple[tuple[N, ...], ...]:
     """P = I − 11ᵀ/d, in the number type of ``one``."""
     return tuple(tuple(one * int(i == j) - one / d for j in range(d)) for i in range(d))
 

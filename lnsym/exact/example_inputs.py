@@ -18,14 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import sympy
 
 from lnsym.errors import UserInputError
 from lnsym.exact.values import Vector
 
-Number = int | Fraction | sympy.Rational
+Number: TypeAlias = int | Fraction | sympy.Rational
 
 #: The named losses :func:`worked_example` understands (ℓ = ½‖y‖², whose gradient is g = y).
 LOSSES = ("half-squared-norm",)

@@ -137,11 +137,9 @@ def sensitivity(draft: Draft) -> None:
     u0 = draft.answer("core", f["core"], U)
     u1 = draft.answer("moved_core", cf.core(cf.add(z, h), eps), core(Z + H))
     ratio = draft.answer("ratio", f["perturbation_ratio"], ir.norm(core(Z + H) - U) / ir.norm(H))
-    bound = draft.answer(
-        "bound",
-        cf.lipschitz_bound(cf.vec([1] * d), eps),
-        ir.as_scalar(ir.eps) ** sympy.Rational(-1, 2),
-    )
+    lipschitz = cf.lipschitz_bound(cf.vec([1] * d), eps)
+    assert lipschitz is not None  # ε = e² with e > 0 (nice.sensitivity_data)
+    bound = draft.answer("bound", lipschitz, ir.as_scalar(ir.eps) ** sympy.Rational(-1, 2))
     jh = cf.apply(f["jacobian"], h)
     slope = draft.answer(
         "derivative_ratio", cf.norm_ratio(jh, h), ir.norm(jvp(U, Z, H)) / ir.norm(H)

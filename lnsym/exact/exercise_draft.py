@@ -53,8 +53,14 @@ def _entries(value: Value) -> list[Fraction]:
     if isinstance(value, Fraction):
         return [value]
     if value and isinstance(value[0], tuple):
-        return [x for row in value for x in row]  # type: ignore[union-attr]
+        return [x for row in value for x in row]
     return list(value)  # type: ignore[arg-type]
+
+
+def _vector(value: Value) -> list[Fraction | Vec]:
+    """The entries of a datum bound to an IR vector atom (always a tuple, never a number)."""
+    assert isinstance(value, tuple), value
+    return list(value)
 
 
 class Draft:
@@ -79,7 +85,7 @@ class Draft:
 
     def _binding(self) -> dict[Any, Any]:
         binding: dict[Any, Any] = {
-            _ATOMS[k]: list(v) for k, v in self.params.items() if k in _ATOMS
+            _ATOMS[k]: _vector(v) for k, v in self.params.items() if k in _ATOMS
         }
         if "eps" in self.params:
             binding[ir.eps] = self.params["eps"]

@@ -11,11 +11,13 @@ polynomial), never by rounding.
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import sympy
 from sympy.core.evalf import PrecisionExhausted
 
-Vector = tuple[sympy.Expr, ...]
-Value = sympy.Expr | Vector | sympy.ImmutableMatrix
+Vector: TypeAlias = tuple[sympy.Expr, ...]
+Value: TypeAlias = sympy.Expr | Vector | sympy.ImmutableMatrix
 
 _X = sympy.Symbol("x")
 

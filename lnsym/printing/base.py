@@ -88,8 +88,12 @@ class IRPrinting:
     def _print(self, expr: Any, **kwargs: Any) -> str:
         if isinstance(expr, ir.Defined):
             self._print_level += 1  # as SymPy's own dispatch does
+            # Declared as plain ``type``: mypy does not count a ``type[X]`` as Hashable, which
+            # the cache asks of its arguments (python/mypy#11470).
+            printer: type = type(self)
+            node: type = type(expr)
             try:
-                return getattr(self, _defined_method(type(self), type(expr)))(expr, **kwargs)
+                return getattr(self, _defined_method(printer, node))(expr, **kwargs)
             finally:
                 self._print_level -= 1
         return super()._print(expr, **kwargs)  # type: ignore[misc]

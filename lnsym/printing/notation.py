@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 import sympy
@@ -104,7 +105,8 @@ def _nodes(objects: Iterable[Any]) -> Iterator[Any]:
         elif isinstance(obj, ir.Relation):
             yield from _nodes([obj.lhs, obj.rhs, *getattr(obj, "certificate", ())])
         elif isinstance(obj, ir.Assumption):
-            yield from _nodes(getattr(obj, name) for name in obj.__dataclass_fields__)
+            assert is_dataclass(obj), obj  # every assumption is a dataclass of its atoms
+            yield from _nodes(getattr(obj, f.name) for f in fields(obj))
 
 
 def abbreviations_for(*objects: Any) -> frozenset[str]:

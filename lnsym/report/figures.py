@@ -18,6 +18,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -174,6 +175,13 @@ def render_figure(spec: FigureSpec, fmt: str) -> bytes:
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown figure format {fmt!r}")
+    return _rendered(spec, fmt)
+
+
+@lru_cache(maxsize=64)
+def _rendered(spec: FigureSpec, fmt: str) -> bytes:
+    # A figure is a pure function of its spec: rendering it again (a report and its
+    # --check, in one process) would give the same bytes at the cost of matplotlib.
     import matplotlib
     from matplotlib.figure import Figure
 

@@ -104,7 +104,7 @@ from typing import Any
 # and the tests import them from this module, where they were defined before the split.
 import lnsym.engines.concrete.exact as exact  # noqa: F401 (re-export)
 from lnsym import ir
-from lnsym.engines.base import Checkable, Evidence
+from lnsym.engines.base import Checkable, Evidence, Outcome
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined  # noqa: F401 (re-export)
 from lnsym.engines.concrete.dimension import GRID_EVALUATIONS as GRID_EVALUATIONS
 from lnsym.engines.concrete.dimension import MODERATE_POINTS as MODERATE_POINTS
@@ -312,7 +312,7 @@ def evidence(
             f"no violation in {data['samples']} exact samples for d = {_ranges(checked)} "
             f"({why}{skipped})"
         )
-        return Evidence("concrete", "consistent", detail, time.perf_counter() - start, data)
+        return Evidence("concrete", Outcome.CONSISTENT, detail, time.perf_counter() - start, data)
     detail = "exact for " + _describe(results, identity or problem)
     random_checks = [r for r in results if r.method == "random-rational"]
     if random_checks:
@@ -323,7 +323,7 @@ def evidence(
             ": rhs − lhs = Σ tₖ, and every tₖ ≥ 0 by the sign rules; no violation and no "
             f"negative tₖ at {samples} exact points (integers, fractions, boundary values)"
         )
-    return Evidence("concrete", "holds", detail + skipped, time.perf_counter() - start, data)
+    return Evidence("concrete", Outcome.HOLDS, detail + skipped, time.perf_counter() - start, data)
 
 
 def _certificate(
@@ -379,4 +379,4 @@ def _refuted(problem: _Problem, result: DimensionCheck, dims: list[int], start: 
     assert result.point is not None and result.sides is not None
     counterexample, detail = _counterexample(problem, result.point, result.sides)
     data = {"exact": True, "dimensions": dims, "counterexample": counterexample}
-    return Evidence("concrete", "counterexample", detail, time.perf_counter() - start, data)
+    return Evidence("concrete", Outcome.COUNTEREXAMPLE, detail, time.perf_counter() - start, data)

@@ -82,7 +82,9 @@ class _Problem:
         extras: Sequence[ir.Expr] = (),
     ) -> _Problem:
         for n in (n for e in (lhs, rhs, *extras) for n in ir.walk(e)):
-            undefined = n.value.atoms(AppliedUndef) if isinstance(n, ir.Const) else set()
+            if not isinstance(n, ir.Const):
+                continue
+            undefined = n.value.atoms(AppliedUndef)
             if undefined:
                 name = sorted(str(f.func) for f in undefined)[0]
                 raise UnsupportedError(f"the constant {n.value} uses the undefined function {name}")
@@ -90,8 +92,8 @@ class _Problem:
         for term in extras:
             a, s = _free_variables(term)
             atoms, symbols = atoms | a, symbols | s
-        for a in assumptions:
-            atoms |= {v.name for v in vars(a).values() if isinstance(v, ir.VectorAtom)}
+        for assumption in assumptions:
+            atoms |= {v.name for v in vars(assumption).values() if isinstance(v, ir.VectorAtom)}
         principal = _principal(lhs) or _principal(rhs)
         if ir.eps not in symbols:
             principal = None

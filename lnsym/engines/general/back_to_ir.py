@@ -6,6 +6,8 @@ dot products and roots become powers ½.
 
 from __future__ import annotations
 
+from functools import reduce
+
 import sympy
 
 from lnsym import ir
@@ -19,10 +21,7 @@ def to_expr(f: Form) -> ir.Expr:
     if isinstance(f, VectorForm):
         if not f.terms:
             return ir.Scaled(ir.Const(sympy.Integer(0)), ir.Ones())
-        return sum(
-            (ir.multiply(_scalar_expr(c), _monomial_expr(m)) for m, c in f.terms),
-            start=0,  # type: ignore[arg-type]
-        )
+        return reduce(ir.add, (ir.multiply(_scalar_expr(c), _monomial_expr(m)) for m, c in f.terms))
     return _scalar_expr(f)
 
 

@@ -130,6 +130,12 @@ class GeneralEngine:
         left, right = self.form(lhs), self.form(rhs)
         if isinstance(left, VectorForm) and isinstance(right, VectorForm):
             return hyp.vector(left + right.scale(sympy.Integer(-1)))
+        if isinstance(left, VectorForm) or isinstance(right, VectorForm):
+            # A vector and a scalar: the error the subtraction itself has always raised.
+            raise TypeError(
+                "unsupported operand type(s) for -: "
+                f"{type(left).__name__!r} and {type(right).__name__!r}"
+            )
         return hyp.scalar(left - right)
 
     def residual(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import sympy
 
@@ -57,4 +58,4 @@ class VectorForm:
         return sympy.Add(*(c * power_sum(m) for m, c in self.terms))
 
 
-Form = VectorForm | sympy.Expr
+Form: TypeAlias = VectorForm | sympy.Expr

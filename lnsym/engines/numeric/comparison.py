@@ -66,7 +66,7 @@ def compare(statement: ir.Relation, points: list[Point]) -> list[Sample | tuple[
         gap = lhs - rhs
         u = float(np.finfo(real).eps) / 2
         bound = np.broadcast_to(np.real(bound_sum(blhs, brhs, u * np.abs(gap))), shape)
-        axes = 1 if vector else ()
+        axes: int | tuple[int, ...] = 1 if vector else ()  # per row, or the one value
         finite = np.all(np.isfinite(lhs) & np.isfinite(rhs) & np.isfinite(bound), axis=axes)
     tolerance = math.sqrt(float(np.finfo(real).eps) / 2)
     out: list[Sample | tuple[str, str]] = []

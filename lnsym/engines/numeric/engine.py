@@ -106,7 +106,7 @@ def evidence(
     >>> print(evidence(Claim("c", Eq(mean(center(z)), 0)), samples=20).outcome)
     consistent
     """
-    from lnsym.engines.base import Evidence
+    from lnsym.engines.base import Evidence, Outcome
 
     start = time.perf_counter()
     real = real_dtype(dtype)
@@ -166,7 +166,9 @@ def evidence(
             f"violated beyond tolerance {tolerance:.1g}, first at d = {worst.point.d} "
             f"(samples drawn at {where})"
         )
-        return Evidence("numeric", "counterexample", detail, time.perf_counter() - start, data)
+        return Evidence(
+            "numeric", Outcome.COUNTEREXAMPLE, detail, time.perf_counter() - start, data
+        )
     worst_error = max(s.error for s in checked)
     data["worst_error"] = worst_error
     data["measure"] = measure
@@ -174,7 +176,7 @@ def evidence(
         f"{samples} samples drawn ({where}): every evaluable one agrees within "
         f"tolerance {tolerance:.1g} (max(√u·scale, 10·rounding error bound))"
     )
-    return Evidence("numeric", "consistent", detail, time.perf_counter() - start, data)
+    return Evidence("numeric", Outcome.CONSISTENT, detail, time.perf_counter() - start, data)
 
 
 def _method(statement: ir.Relation) -> str:

@@ -109,6 +109,7 @@ class BoundedArithmetic:
         # them: a power that is not analytic there would return a meaningless derivative.
         base, bbase = x
         re, im = np.real(base), np.imag(base)
+        exponent: int | float | np.ndarray  # a number, or the values of a symbolic exponent
         if n.is_number and not n.is_real:
             raise UnsupportedError(f"complex exponent {n}")
         if n.is_number:

@@ -253,7 +253,7 @@ def test_committed_reports_pass_check_with_every_cpu_busy_and_another_hash_seed(
     """`lnsym report --check` on the committed reports/ (md, tex, svg and the PDF's
     fingerprint), from a process whose string hashing differs from this one's, while other
     processes keep every CPU busy: the words of a report do not depend on the load."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONHASHSEED": "12345", "MPLBACKEND": "pdf"}
     with every_cpu_busy():
         proc = subprocess.run(

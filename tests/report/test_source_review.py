@@ -35,7 +35,7 @@ from lnsym.report.review import (
 )
 from lnsym.report.review_model import AGREES, DIFFERS, PROBLEM, build_review
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCES_DIR = REPO.parent / "shared" / "sources"
 REPORTS = REPO / "reports"
 sqrt, R = sympy.sqrt, sympy.Rational

@@ -14,7 +14,7 @@ from report_support import catalog_model
 
 from lnsym.report.render import render
 
-REPORTS = Path(__file__).resolve().parents[1] / "reports"
+REPORTS = Path(__file__).resolve().parents[2] / "reports"
 _FINGERPRINT = re.compile(r"lnsym-fingerprint-(?:[0-9a-f]{64}|LNSYMFINGERPRINTPLACEHOLDER)")
 HINT = "reports/ is stale: run `lnsym report` and commit reports/"
 

@@ -26,7 +26,7 @@ from lnsym.report import sheets
 from lnsym.report.pdf import PdfBuildError
 from lnsym.report.sheets import render_document, render_sheet
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "reports" / "exercises"
 SAMPLE_COMMAND = ["exercises", "--seed", "1", "--count", "12", "--out", str(SAMPLE)]
 HINT = "reports/exercises/ is stale: run `lnsym " + " ".join(SAMPLE_COMMAND) + "` and commit it"
