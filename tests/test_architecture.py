@@ -29,6 +29,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
 #: independent, so that each one cross-checks the others.
 INDEPENDENT = {"lnsym.engines.general", "lnsym.engines.concrete", "lnsym.engines.numeric"}
 FLOOR = {part: k for k, parts in enumerate(FLOORS) for part in parts}
+#: Parts that make no text for people: they return typed values and evidence, and only
+#: printing/ and report/ write notation (the IR installs printers, it never imports them).
+TEXT_FREE = ("lnsym.ir", "lnsym.engines")
+TEXT_MAKERS = ("lnsym.printing", "lnsym.report")
 
 
 def part_of(module: str) -> str:
@@ -80,6 +84,8 @@ def test_imports_run_down(path: Path):
             wrong.append(f"{path.name}:{line} {source} imports {target} (a floor up)")
         elif there != here and {here, there} <= INDEPENDENT:
             wrong.append(f"{path.name}:{line} {source} imports {target} (independent engines)")
+        elif here.startswith(TEXT_FREE) and there.startswith(TEXT_MAKERS):
+            wrong.append(f"{path.name}:{line} {source} imports {target} (a printer)")
     assert not wrong, "\n".join(wrong)
 
 

@@ -23,6 +23,7 @@ from lnsym.ir.assumptions import FixedDimension as FixedDimension
 from lnsym.ir.assumptions import MinDimension as MinDimension
 from lnsym.ir.assumptions import Nonconstant as Nonconstant
 from lnsym.ir.assumptions import Orthogonal as Orthogonal
+from lnsym.ir.assumptions import admits as admits
 from lnsym.ir.assumptions import centered as centered
 from lnsym.ir.assumptions import dimension as dimension
 from lnsym.ir.assumptions import dimension_at_least as dimension_at_least

@@ -1,12 +1,23 @@
 """Assumptions on the atoms of a claim: centered, orthogonal, non-constant, dimension.
 
-Each engine gives them their meaning in its own terms (the general engine as substitutions
-of power sums, the concrete engine as linear constraints on coordinates, the numeric engine
-as projections of samples).
+What an assumption means is stated here once, for concrete values: :meth:`Assumption.admits`
+(which dimensions it allows) and :meth:`Assumption.holds` (whether exact coordinates satisfy
+it). The engines enforce it in their own terms — the general engine as substitutions of
+power sums, the concrete engine as linear constraints solved exactly, the numeric engine as
+projections of samples — and the concrete engine checks its points with :meth:`holds`.
+
+>>> from fractions import Fraction
+>>> from lnsym.ir.nodes import vector
+>>> z, h = vector("z"), vector("h")
+>>> [a.holds({"z": (1, -1), "h": (1, 1)}) for a in (centered(z), orthogonal(z, h))]
+[True, True]
+>>> nonconstant(z).admits(1), dimension_at_least(3).admits(2)
+(False, False)
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,12 +33,23 @@ class Assumption:
     def __repr__(self) -> str:
         return shown(self, "text")
 
+    def admits(self, d: int) -> bool:
+        """Whether the assumption can hold at dimension ``d``."""
+        return True
+
+    def holds(self, vectors: Mapping[str, Sequence[Any]]) -> bool:
+        """Whether exact coordinates (atom name → d numbers) satisfy the assumption."""
+        return True
+
 
 @dataclass(frozen=True, repr=False)
 class Centered(Assumption):
     """The vector atom has mean zero: ⟨1, atom⟩ = 0."""
 
     atom: VectorAtom
+
+    def holds(self, vectors: Mapping[str, Sequence[Any]]) -> bool:
+        return bool(sum(vectors[self.atom.name]) == 0)
 
 
 @dataclass(frozen=True, repr=False)
@@ -37,12 +59,22 @@ class Orthogonal(Assumption):
     left: VectorAtom
     right: VectorAtom
 
+    def holds(self, vectors: Mapping[str, Sequence[Any]]) -> bool:
+        pairs = zip(vectors[self.left.name], vectors[self.right.name], strict=True)
+        return bool(sum(x * y for x, y in pairs) == 0)
+
 
 @dataclass(frozen=True, repr=False)
 class Nonconstant(Assumption):
     """The vector atom is not a multiple of 1 (so its variance is positive)."""
 
     atom: VectorAtom
+
+    def admits(self, d: int) -> bool:
+        return d >= 2  # every vector of ℝ¹ is a multiple of 1
+
+    def holds(self, vectors: Mapping[str, Sequence[Any]]) -> bool:
+        return len(set(vectors[self.atom.name])) >= 2
 
 
 @dataclass(frozen=True, repr=False)
@@ -51,12 +83,18 @@ class MinDimension(Assumption):
 
     value: int
 
+    def admits(self, d: int) -> bool:
+        return d >= self.value
+
 
 @dataclass(frozen=True, repr=False)
 class FixedDimension(Assumption):
     """The claim is stated only for d = ``value``."""
 
     value: int
+
+    def admits(self, d: int) -> bool:
+        return d == self.value
 
 
 def centered(atom: Any) -> Centered:
@@ -91,11 +129,15 @@ def dimension(value: int) -> FixedDimension:
     return FixedDimension(value)
 
 
-def dimensions(assumptions: tuple[Assumption, ...], up_to: int) -> list[int]:
-    """The dimensions 1..``up_to`` that satisfy the dimension assumptions."""
-    low = max([a.value for a in assumptions if isinstance(a, MinDimension)], default=1)
-    fixed = [a.value for a in assumptions if isinstance(a, FixedDimension)]
-    return [k for k in range(low, up_to + 1) if all(k == f for f in fixed)]
+def dimensions(assumptions: Sequence[Assumption], up_to: int) -> list[int]:
+    """The dimensions 1..``up_to`` that the dimension assumptions allow."""
+    limits = [a for a in assumptions if isinstance(a, MinDimension | FixedDimension)]
+    return [k for k in range(1, up_to + 1) if all(a.admits(k) for a in limits)]
+
+
+def admits(assumptions: Sequence[Assumption], d: int) -> bool:
+    """Whether every assumption can hold at dimension ``d``."""
+    return all(a.admits(d) for a in assumptions)
 
 
 def _atom(x: Any) -> VectorAtom:

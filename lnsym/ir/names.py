@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 import sympy
+from sympy.printing.pretty.pretty_symbology import greek_unicode
 
 from lnsym.errors import ExpressionError
 
@@ -77,3 +78,12 @@ def _check_name(name: Any) -> str:
             "digits, _ or '"
         )
     return name
+
+
+def unicode_name(name: str) -> str:
+    """How a name reads in plain text: Greek letter names as letters (``gamma`` → ``γ``).
+
+    >>> unicode_name("gamma"), unicode_name("epsilon"), unicode_name("z")
+    ('γ', 'ε', 'z')
+    """
+    return greek_unicode.get(name, name)

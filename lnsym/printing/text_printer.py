@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 import sympy
-from sympy.printing.pretty.pretty_symbology import greek_unicode
 from sympy.printing.str import StrPrinter
 
 from lnsym import ir
+from lnsym.ir.names import unicode_name
 from lnsym.printing.base import MUL, POW, IRPrinting, negated
 from lnsym.printing.notation import defined_name
 
@@ -38,10 +38,10 @@ class TextPrinter(IRPrinting, StrPrinter):
     }
 
     def _print_Symbol(self, e: sympy.Symbol) -> str:
-        return greek_unicode.get(e.name, e.name)
+        return unicode_name(e.name)
 
     def _print_VectorAtom(self, e: ir.VectorAtom) -> str:
-        return greek_unicode.get(e.name, e.name)
+        return unicode_name(e.name)
 
     def _print_Ones(self, e: ir.Ones) -> str:
         return "1"

@@ -126,3 +126,25 @@ def test_text_printing():
     assert repr(mean(z) - dot(z, h)) == "mean(z) - ⟨z, h⟩"
     assert repr(Le(norm(z) ** 2, eps)) == "‖z‖^2 ≤ ε"
     assert repr(centered(h)) == "mean(h) = 0"
+
+
+# -- what assumptions mean, stated once ----------------------------------------------------
+
+
+def test_assumptions_state_their_meaning_at_exact_points_and_dimensions():
+    from fractions import Fraction
+
+    from lnsym import centered, dimension, dimension_at_least, nonconstant, orthogonal
+    from lnsym.ir import admits, dimensions
+
+    z, h = vector("z"), vector("h")
+    point = {"z": (Fraction(1, 2), Fraction(-1, 2)), "h": (3, 3)}
+    assert centered(z).holds(point) and not centered(h).holds(point)
+    assert orthogonal(z, h).holds(point)
+    assert nonconstant(z).holds(point) and not nonconstant(h).holds(point)
+    assert not orthogonal(z, h).holds({"z": (1, 0), "h": (1, 0)})
+    # Dimensions: a non-constant atom needs d ≥ 2; dimension limits bound d.
+    assert [admits((nonconstant(z),), k) for k in (1, 2)] == [False, True]
+    assert admits((dimension(3),), 3) and not admits((dimension(3),), 4)
+    assert dimensions((dimension_at_least(3), dimension(5)), 8) == [5]
+    assert dimensions((nonconstant(z),), 3) == [1, 2, 3]  # only dimension limits count here

@@ -14,11 +14,10 @@ from typing import Any
 
 import sympy
 
-from lnsym import ir
 from lnsym.engines.concrete.points import _Point
 from lnsym.engines.concrete.problem import _Problem
 from lnsym.engines.concrete.sympy_numbers import Value
-from lnsym.printing.printer import text
+from lnsym.ir.names import unicode_name
 
 
 def _counterexample(
@@ -48,10 +47,10 @@ def _counterexample(
 def _where(point: _Point) -> str:
     """``d = 2, z = (0, 1), ε = 1``."""
     where = [f"d = {point.d}"]
+    where += [f"{unicode_name(a)} = {_show(v, str)}" for a, v in sorted(point.vectors.items())]
     where += [
-        f"{text(ir.VectorAtom(a))} = {_show(v, str)}" for a, v in sorted(point.vectors.items())
+        f"{unicode_name(s.name)} = {v}" for s, v in sorted(point.scalars.items(), key=_by_name)
     ]
-    where += [f"{text(ir.Const(s))} = {v}" for s, v in sorted(point.scalars.items(), key=_by_name)]
     return ", ".join(where)
 
 

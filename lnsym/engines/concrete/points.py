@@ -178,16 +178,7 @@ def _large_dimensions(problem: _Problem, max_d: int) -> list[int]:
     for k in problem.constants():
         if k.is_Integer:
             found |= {int(k) - 1, int(k), int(k) + 1}
-    return [k for k in sorted(found) if k > max_d and _admissible(problem.assumptions, k)]
-
-
-def _admissible(assumptions: Sequence[ir.Assumption], d: int) -> bool:
-    """Whether the dimension assumptions allow ``d`` (as :func:`lnsym.ir.nodes.dimensions`)."""
-    return all(
-        d >= a.value if isinstance(a, ir.MinDimension) else d == a.value
-        for a in assumptions
-        if isinstance(a, ir.MinDimension | ir.FixedDimension)
-    )
+    return [k for k in sorted(found) if k > max_d and problem.satisfiable(k)]
 
 
 def _random_point(problem: _Problem, d: int, rng: random.Random, size: int) -> _Point | None:

@@ -156,8 +156,8 @@ class _Problem:
         return rows
 
     def satisfiable(self, d: int) -> bool:
-        """Whether some point satisfies the assumptions at ``d`` (a non-constant needs d ≥ 2)."""
-        return d >= 2 or not any(isinstance(a, ir.Nonconstant) for a in self.assumptions)
+        """Whether the assumptions admit ``d`` (a non-constant atom needs d ≥ 2)."""
+        return ir.admits(self.assumptions, d)
 
 
 def _constrain(
@@ -190,13 +190,4 @@ def _constrain(
 
 
 def _assumptions_hold(problem: _Problem, vectors: Mapping[str, tuple[sympy.Expr, ...]]) -> bool:
-    for a in problem.assumptions:
-        if isinstance(a, ir.Centered) and sum(vectors[a.atom.name]) != 0:
-            return False
-        if isinstance(a, ir.Orthogonal):
-            left, right = vectors[a.left.name], vectors[a.right.name]
-            if sum(x * y for x, y in zip(left, right, strict=True)) != 0:
-                return False
-        if isinstance(a, ir.Nonconstant) and len(set(vectors[a.atom.name])) < 2:
-            return False
-    return True
+    return all(a.holds(vectors) for a in problem.assumptions)

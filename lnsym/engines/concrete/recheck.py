@@ -23,7 +23,7 @@ from lnsym.engines.base import Checkable
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined
 from lnsym.engines.concrete.examine import _violates
 from lnsym.engines.concrete.formatting import _counterexample
-from lnsym.engines.concrete.points import _admissible, _Point
+from lnsym.engines.concrete.points import _Point
 from lnsym.engines.concrete.problem import _assumptions_hold, _constrain, _Problem
 from lnsym.engines.concrete.sympy_numbers import _entries, _real
 from lnsym.engines.concrete.values import _Evaluator
@@ -102,7 +102,7 @@ def recheck(
                 return None, f"the positive scalar {symbol.name} is {scalars[symbol]}"
     except (ExpressionError, KeyError, TypeError) as exc:
         return None, f"malformed point: {exc}"
-    if not _admissible(problem.assumptions, d) or not problem.satisfiable(d):
+    if not problem.satisfiable(d):
         return None, f"d = {d} is outside the assumptions"
     if not _assumptions_hold(problem, vectors):
         return None, "the point does not satisfy the assumptions"

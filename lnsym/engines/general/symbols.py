@@ -50,11 +50,12 @@ def radicand_of(sym: sympy.Symbol) -> sympy.Expr | None:
 def exact_sqrt(x: sympy.Expr) -> sympy.Expr:
     """SymPy's exact square root, unevaluated where SymPy 1.14 fails on large integers.
 
-    (sympy/sympy#28621: ``sqrt`` may raise "… is not a prime factor of …".)
+    (sympy/sympy#28621: ``sqrt`` may raise "… is not a prime factor of …"; with gmpy2
+    ground types, ``factorint`` takes ``math.log`` of an mpz and raises OverflowError.)
     """
     try:
         return sympy.sqrt(x)
-    except ValueError:
+    except (ValueError, OverflowError):
         return sympy.Pow(x, sympy.Rational(1, 2), evaluate=False)
 
 
