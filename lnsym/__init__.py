@@ -28,6 +28,7 @@ from lnsym.ir import (
     ones,
     orthogonal,
     scalar,
+    sqrt,
     var,
     vector,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "orthogonal",
     "perturbation_ratio",
     "scalar",
+    "sqrt",
     "text",
     "var",
     "vector",

@@ -66,6 +66,7 @@ from lnsym.ir.nodes import norm as norm
 from lnsym.ir.nodes import ones as ones
 from lnsym.ir.nodes import power as power
 from lnsym.ir.nodes import shown as shown
+from lnsym.ir.nodes import sqrt as sqrt
 from lnsym.ir.nodes import substitution as substitution
 from lnsym.ir.nodes import var as var
 from lnsym.ir.nodes import vector as vector

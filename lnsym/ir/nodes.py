@@ -497,6 +497,18 @@ def power(base: Any, exponent: Any) -> Expr:
     return Power(base, exponent_value)
 
 
+def sqrt(x: Any) -> Expr:
+    """The square root of a scalar: ``x ** (1/2)``, real where x ≥ 0 (the sign rules and
+    the engines treat a negative radicand as outside the claim's domain).
+
+    >>> sqrt(var(vector("z")) + eps)
+    (var(z) + ε)^(1/2)
+    >>> sqrt(4)
+    2
+    """
+    return power(x, sympy.Rational(1, 2))
+
+
 def walk(e: Expr) -> list[Expr]:
     """All nodes of ``e`` in pre-order (a node may appear more than once)."""
     out: list[Expr] = []

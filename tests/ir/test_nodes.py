@@ -148,3 +148,16 @@ def test_assumptions_state_their_meaning_at_exact_points_and_dimensions():
     assert admits((dimension(3),), 3) and not admits((dimension(3),), 4)
     assert dimensions((dimension_at_least(3), dimension(5)), 8) == [5]
     assert dimensions((nonconstant(z),), 3) == [1, 2, 3]  # only dimension limits count here
+
+
+def test_sqrt_is_the_half_power_and_stays_sound():
+    from lnsym import Claim, Eq, check, dot, eps, latex, sqrt, var
+
+    z, c = vector("z"), scalar("c")
+    assert sqrt(var(z) + eps) == (var(z) + eps) ** sympy.Rational(1, 2)
+    assert latex(sqrt(var(z) + eps)) == r"\sqrt{q(\mathbf{z}) + \varepsilon}"
+    assert sqrt(4) == ir.Const(sympy.Integer(2))
+    assert check(Claim("sqrt.square", Eq(sqrt(dot(z, z)) ** 2, dot(z, z)))).verdict == "PROVED"
+    # √(c²) = |c|, not c: refuted at a negative c.
+    wrong = check(Claim("sqrt.abs", Eq(sqrt(c**2), c), expect="refuted"))
+    assert wrong.verdict == "REFUTED" and wrong.counterexample["scalars"]["c"].startswith("-")
