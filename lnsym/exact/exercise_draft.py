@@ -21,7 +21,7 @@ from lnsym import ir
 from lnsym.engines.concrete import engine as concrete
 from lnsym.errors import CrossCheckError
 from lnsym.exact.closed_form import Vec
-from lnsym.exact.exercise_model import TITLES, Exercise, Part, Prose, Step, Value
+from lnsym.exact.exercise_model import TITLES, AnswerLine, Exercise, Part, Prose, Value
 from lnsym.exact.exercise_writing import listing, prose, tex
 from lnsym.exact.nice_data import Novelty
 from lnsym.ir.layers import core, layer_norm
@@ -139,7 +139,7 @@ class Draft:
         self.parts.append(
             Part(
                 prose(question),
-                tuple(Step(Math(tex(lhs)), Math(tex(rhs))) for lhs, rhs in steps),
+                tuple(AnswerLine(Math(tex(lhs)), Math(tex(rhs))) for lhs, rhs in steps),
                 prose(conclusion),
             )
         )

@@ -40,7 +40,7 @@ Prose: TypeAlias = tuple[Segment, ...]
 
 
 @dataclass(frozen=True)
-class Step:
+class AnswerLine:
     """One line of a worked answer, ``lhs = rhs`` (LaTeX), aligned at the equals sign."""
 
     lhs: Math
@@ -52,7 +52,7 @@ class Part:
     """A question (a), (b), … with its worked steps and concluding sentence for the key."""
 
     question: Prose
-    steps: tuple[Step, ...]
+    steps: tuple[AnswerLine, ...]
     conclusion: Prose
 
 

@@ -42,12 +42,12 @@ import lnsym.exact.exercise_forward as exercise_forward
 from lnsym.exact.exercise_draft import Draft
 from lnsym.exact.exercise_model import KINDS as KINDS
 from lnsym.exact.exercise_model import TITLES as TITLES
+from lnsym.exact.exercise_model import AnswerLine as AnswerLine
 from lnsym.exact.exercise_model import Exercise as Exercise
 from lnsym.exact.exercise_model import Part as Part
 from lnsym.exact.exercise_model import Prose as Prose
 from lnsym.exact.exercise_model import Segment as Segment
 from lnsym.exact.exercise_model import Sheet as Sheet
-from lnsym.exact.exercise_model import Step as Step
 from lnsym.exact.exercise_model import Value as Value
 from lnsym.exact.exercise_options import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
 from lnsym.exact.exercise_options import MAX_COUNT as MAX_COUNT
