@@ -87,6 +87,12 @@ def test_the_concrete_engine_finds_the_new_layers_statistic():
     assert _Problem.of(rms(ir.norm(z) * z), rms(ir.norm(z) * h), "eq", ()).principal is None
     mixed = _Problem.of(rms(ir.norm(z) * z), rms(z), "eq", ())
     assert mixed.principal == m  # the first layer with a rational statistic
+    # An irrational constant makes the statistic irrational at rational points: no fast
+    # path, and the exact points still decide (before, an assertion failed at d = 16).
+    irrational = rms(z + sympy.sqrt(2) * h)
+    assert _Problem.of(irrational, 2 * irrational, "eq", ()).principal is None
+    claim = Claim("rms.irrational", Eq(mean(hadamard(irrational, irrational)), m / (m + eps)))
+    assert concrete.check_dimension(claim, 16).status == "counterexample"
 
 
 def test_a_false_claim_about_the_new_layer_is_refuted_exactly():

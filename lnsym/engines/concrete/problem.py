@@ -32,12 +32,20 @@ _RATIONAL_NODES = (
 
 
 def _polynomial(e: ir.Expr) -> bool:
-    """Whether ``e`` is rational at rational points: rational nodes and integer powers."""
+    """Whether ``e`` is rational at rational points: rational nodes, integer powers, and
+    constants without irrational numbers (√2, π) — scalars are drawn rational."""
     return all(
-        isinstance(n, _RATIONAL_NODES)
+        (isinstance(n, _RATIONAL_NODES) and not isinstance(n, ir.Const))
+        or (isinstance(n, ir.Const) and _rational_constant(n.value))
         or (isinstance(n, ir.Power) and n.exponent.is_integer is True)
         for n in ir.walk(e)
     )
+
+
+def _rational_constant(value: sympy.Expr) -> bool:
+    if value.atoms(sympy.NumberSymbol, sympy.Function):
+        return False
+    return all(p.exp.is_integer is True for p in value.atoms(sympy.Pow))
 
 
 def _principal(e: ir.Expr) -> ir.Expr | None:
