@@ -11,13 +11,13 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from lnsym.checking.claims import DerivationResult, Result
-from lnsym.checking.verdicts import Verdict, expectation
+from lnsym.checking.verdicts import expectation
 
 
 def junit_xml(results: list[tuple[str, Result | DerivationResult]]) -> str:
     """The JUnit document for ``(section name, result)`` pairs, as a string."""
-    failures = sum(1 for _, r in results if not r.passed and Verdict(r.verdict).decided)
-    errors = sum(1 for _, r in results if not r.passed and not Verdict(r.verdict).decided)
+    failures = sum(1 for _, r in results if not r.passed and r.verdict.decided)
+    errors = sum(1 for _, r in results if not r.passed and not r.verdict.decided)
     total_time = sum(r.seconds for _, r in results)
     suite = ET.Element(
         "testsuite",
@@ -36,7 +36,7 @@ def junit_xml(results: list[tuple[str, Result | DerivationResult]]) -> str:
         properties = ET.SubElement(case, "properties")
         ET.SubElement(properties, "property", name="verdict", value=result.verdict)
         if not result.passed:
-            tag = "failure" if Verdict(result.verdict).decided else "error"
+            tag = "failure" if result.verdict.decided else "error"
             account = describe_failure(result)
             element = ET.SubElement(case, tag, message=account.splitlines()[0], type=result.verdict)
             element.text = account

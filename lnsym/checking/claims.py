@@ -33,8 +33,6 @@ from lnsym.engines.base import Evidence as Evidence
 from lnsym.errors import ExpressionError
 from lnsym.printing.printer import latex, text
 
-#: Verdicts from strongest to weakest support of "holds".
-VERDICTS = tuple(Verdict)
 #: The verdicts a claim may require (``Claim.require``).
 _REQUIRABLE = {v.value for v in Verdict if v.support}
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-#]*\Z")
@@ -166,9 +164,9 @@ class DerivationResult:
         return derivation_result_markdown(self)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """The weakest verdict among the links."""
-        return min((r.verdict for r in self.steps), key=_strength)
+        return min((r.verdict for r in self.steps), key=lambda verdict: verdict.support)
 
     @property
     def passed(self) -> bool:
@@ -192,10 +190,6 @@ class DerivationResult:
                 for step, r in zip(deriv.steps, self.steps, strict=True)
             ],
         }
-
-
-def _strength(verdict: str) -> int:
-    return Verdict(verdict).support
 
 
 def derivation_claims(derivation: Derivation) -> list[Claim]:
