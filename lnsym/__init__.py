@@ -10,6 +10,7 @@ from lnsym.checking.claims import Claim, Result
 from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
 from lnsym.checking.proof import Derivation, Step, by_lemma
 from lnsym.checking.verdicts import Verdict
+from lnsym.engines.base import Counterexample
 from lnsym.exact.examples import WorkedExample, perturbation_ratio, worked_example
 from lnsym.ir import (
     Eq,
@@ -44,6 +45,7 @@ __all__ = [
     "MEAN_VALUE_INEQUALITY",
     "SPECTRAL_NORM",
     "Claim",
+    "Counterexample",
     "Derivation",
     "Eq",
     "Le",

@@ -12,6 +12,7 @@ from typing import Any
 
 from lnsym.checking.claims import DerivationResult, Result
 from lnsym.checking.verdicts import expectation
+from lnsym.printing.evidence import counterexample_text
 
 
 def junit_xml(results: list[tuple[str, Result | DerivationResult]]) -> str:
@@ -67,6 +68,6 @@ def describe_failure(result: Any) -> str:
         lines.append(f"  reason: {result.reason}")
     for e in result.evidence:
         lines.append(f"  {e.engine}: {e.outcome} — {e.detail}")
-    if result.counterexample:
-        lines.append(f"  counterexample: {result.counterexample}")
+    if result.counterexample is not None:
+        lines.append(f"  counterexample: {counterexample_text(result.counterexample, limit=10**6)}")
     return "\n".join(lines)

@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "lnsym"
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("lnsym.errors", "lnsym.parse", "lnsym.files"),
     ("lnsym.ir",),
-    ("lnsym.printing",),
     ("lnsym.engines.base",),
+    ("lnsym.printing",),
     ("lnsym.engines.general", "lnsym.engines.concrete", "lnsym.engines.numeric"),
     ("lnsym.checking",),
     ("lnsym.exact",),
@@ -139,7 +139,9 @@ def test_the_public_api_exports_what_it_lists():
 
     missing = [name for name in lnsym.__all__ if not hasattr(lnsym, name)]
     assert not missing
-    assert {"Verdict", "latex", "text", "check", "Claim", "Derivation"} <= set(lnsym.__all__)
+    assert {"Verdict", "Counterexample", "latex", "text", "check", "Claim", "Derivation"} <= set(
+        lnsym.__all__
+    )
 
 
 def test_the_ir_prints_through_the_installed_printers():

@@ -24,9 +24,10 @@ from lnsym.checking.budget import time_budget
 from lnsym.checking.claims import Claim, DerivationResult, Result, derivation_claims
 from lnsym.checking.proof import Derivation, prove_inequality
 from lnsym.checking.verdicts import Verdict
-from lnsym.engines.base import Evidence, Outcome
+from lnsym.engines.base import Counterexample, Evidence, Outcome
 from lnsym.engines.general import Decision, GeneralEngine
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
+from lnsym.printing.evidence import counterexample_text
 from lnsym.printing.printer import latex, text
 
 
@@ -216,7 +217,7 @@ class Checker:
         return DerivationResult(derivation, results, time.perf_counter() - start)
 
 
-def combine(evidence: Sequence[Evidence]) -> tuple[Verdict, str, dict[str, Any] | None]:
+def combine(evidence: Sequence[Evidence]) -> tuple[Verdict, str, Counterexample | None]:
     """The verdict, its reason, and any exact counterexample, from the engines' evidence.
 
     Precedence: an exact counterexample refutes (re-checked, even against a proof, which
@@ -230,26 +231,28 @@ def combine(evidence: Sequence[Evidence]) -> tuple[Verdict, str, dict[str, Any] 
         by_outcome.setdefault(e.outcome, []).append(e)
     proved = by_outcome.get(Outcome.PROVED, [])
     refuting = by_outcome.get(Outcome.COUNTEREXAMPLE, [])
-    exact_refutations = [e for e in refuting if e.data.get("exact")]
+    exact_refutations = [e for e in refuting if e.counterexample is not None]
     if exact_refutations:
         first = exact_refutations[0]
-        counterexample = first.data.get("counterexample")
+        counterexample = first.counterexample
+        assert counterexample is not None
         if proved and not any(e.data.get("rechecked") for e in exact_refutations):
             return (
                 Verdict.ERROR,
                 "engines disagree: proved symbolically, refuted exactly",
                 counterexample,
             )
+        where = counterexample_text(counterexample)
         if proved:
             # The claim was evaluated exactly at the point: it is false, so the proof is not.
             provers = ", ".join(e.engine for e in proved)
             return (
                 Verdict.REFUTED,
-                f"{first.detail} (engines disagree: the {provers} engine's proof is contradicted "
+                f"{where} (engines disagree: the {provers} engine's proof is contradicted "
                 "by this exactly re-checked counterexample — a bug in that engine)",
                 counterexample,
             )
-        return Verdict.REFUTED, first.detail, counterexample
+        return Verdict.REFUTED, where, counterexample
     if by_outcome.get(Outcome.TIMEOUT):
         # Any weaker verdict would depend on how far the stopped engine got, i.e. on the load.
         return Verdict.TIMEOUT, by_outcome[Outcome.TIMEOUT][0].detail, None
@@ -314,14 +317,15 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
     out: list[Evidence] = []
     confirmed = False
     for e in evidence:
-        if e.outcome == Outcome.COUNTEREXAMPLE and e.data.get("exact"):
+        if e.outcome == Outcome.COUNTEREXAMPLE and e.counterexample is not None:
             start = time.perf_counter()
-            found, how = _within(deadline, recheck, claim, e.data.get("counterexample") or {})
+            found, how = _within(deadline, recheck, claim, e.counterexample)
             spent = time.perf_counter() - start
             if found is None:
                 data = {**e.data, "exact": False, "recheck_failed": how}
                 detail = (
-                    f"its counterexample did not survive the exact re-check ({how}): {e.detail}"
+                    f"its counterexample did not survive the exact re-check ({how}): "
+                    f"{counterexample_text(e.counterexample)}"
                 )
                 e = Evidence(e.engine, Outcome.ERROR, detail, e.seconds + spent, data)
             else:
@@ -332,17 +336,14 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
         return out
     for e in evidence:
         sample = e.data.get("sample")
-        if e.outcome == Outcome.COUNTEREXAMPLE and not e.data.get("exact") and sample:
+        if e.outcome == Outcome.COUNTEREXAMPLE and e.counterexample is None and sample:
             start = time.perf_counter()
             found, how = _within(deadline, promote, claim, sample)
             if found is not None:
-                detail = f"{e.engine} sample made exact: {_point(found)} ({how})"
-                data = {"exact": True, "counterexample": found, "rechecked": how, "from": e.engine}
-                out.append(
-                    Evidence(
-                        "exact", Outcome.COUNTEREXAMPLE, detail, time.perf_counter() - start, data
-                    )
-                )
+                detail = f"the {e.engine} engine's sample made exact at d = {found.d} ({how})"
+                data = {"exact": True, "rechecked": how, "from": e.engine}
+                seconds = time.perf_counter() - start
+                out.append(Evidence("exact", Outcome.COUNTEREXAMPLE, detail, seconds, data, found))
                 break
     return out
 
@@ -365,14 +366,6 @@ def _within(
         return None, "the claim's budget ran out during the re-check"
     except Exception as exc:  # noqa: BLE001 — a failed re-check confirms nothing
         return None, f"internal {type(exc).__name__}: {exc}"
-
-
-def _point(counterexample: dict[str, Any]) -> str:
-    """``d = 2, z = (0, 3), c = 1/2: lhs = 9/4, rhs = 1``."""
-    parts = [f"d = {counterexample['d']}"]
-    parts += [f"{a} = ({', '.join(v)})" for a, v in counterexample["vectors"].items()]
-    parts += [f"{name} = {v}" for name, v in counterexample["scalars"].items()]
-    return f"{', '.join(parts)}: lhs = {counterexample['lhs']}, rhs = {counterexample['rhs']}"
 
 
 def check(

@@ -29,8 +29,10 @@ from typing import Any
 from lnsym import ir
 from lnsym.checking.proof import ByLemma, Derivation
 from lnsym.checking.verdicts import Verdict
+from lnsym.engines.base import Counterexample
 from lnsym.engines.base import Evidence as Evidence
 from lnsym.errors import ExpressionError
+from lnsym.printing.evidence import counterexample_record, evidence_json
 from lnsym.printing.printer import latex, text
 
 #: The verdicts a claim may require (``Claim.require``).
@@ -106,7 +108,7 @@ class Result:
     evidence: tuple[Evidence, ...]
     seconds: float
     reason: str = ""
-    counterexample: dict[str, Any] | None = None
+    counterexample: Counterexample | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", Verdict(self.verdict))  # refuses unknown words
@@ -139,8 +141,10 @@ class Result:
             "passed": self.passed,
             "reason": self.reason,
             "seconds": round(self.seconds, 6),
-            "evidence": [e.to_json() for e in self.evidence],
-            "counterexample": self.counterexample,
+            "evidence": [evidence_json(e) for e in self.evidence],
+            "counterexample": None
+            if self.counterexample is None
+            else counterexample_record(self.counterexample),
             "proof": None
             if claim.proof is None
             else {

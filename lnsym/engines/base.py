@@ -7,11 +7,17 @@ claims, verdicts or scheduling: :mod:`lnsym.checking` owns those.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypeAlias
+
+import sympy
 
 from lnsym import ir
+
+#: An exact value: one SymPy number for a scalar, a tuple of d of them for a vector.
+ExactValue: TypeAlias = sympy.Expr | tuple[sympy.Expr, ...]
 
 
 class Checkable(Protocol):
@@ -37,12 +43,30 @@ class Outcome(StrEnum):
 
 
 @dataclass(frozen=True)
+class Counterexample:
+    """An exact point where a statement fails, with both sides' exact values there.
+
+    The values are SymPy numbers — rationals for the point, algebraic numbers such as
+    4√5/25 for the sides. Engines make no text of them: :mod:`lnsym.printing.evidence`
+    writes the sentences, the JSON record and the LaTeX.
+    """
+
+    d: int
+    vectors: Mapping[str, tuple[sympy.Expr, ...]]  # atom name → its d entries
+    scalars: Mapping[str, sympy.Expr]  # symbol name → its value
+    lhs: ExactValue
+    rhs: ExactValue
+    relation: Literal["eq", "le"]  # the statement violated: lhs = rhs, or lhs ≤ rhs
+
+
+@dataclass(frozen=True)
 class Evidence:
     """What one engine concluded about a claim, and at what cost.
 
     ``detail`` must read the same on every machine (reports quote it): counts, ranges,
-    tolerances and exact values only. Measurements — timings, floating-point errors —
-    belong in ``data`` (and ``seconds``), which ``lnsym verify --json`` shows in full.
+    tolerances only. Measurements — timings, floating-point errors — belong in ``data``
+    (and ``seconds``), which ``lnsym verify --json`` shows in full. An exact violating point
+    is ``counterexample``, with exact values (not text).
     """
 
     engine: str
@@ -50,15 +74,7 @@ class Evidence:
     detail: str
     seconds: float
     data: dict[str, Any] = field(default_factory=dict, compare=False)
+    counterexample: Counterexample | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "outcome", Outcome(self.outcome))  # refuses unknown words
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "engine": self.engine,
-            "outcome": self.outcome,
-            "detail": self.detail,
-            "seconds": round(self.seconds, 6),
-            **self.data,
-        }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lnsym.printing.evidence import counterexample_text
 from lnsym.printing.formulas import latex_chain
 from lnsym.printing.latex_printer import latex
 
@@ -38,6 +39,8 @@ def result_markdown(result: Any) -> str:
     mark = "passes" if result.passed else "**fails** its expectation"
     lines = [claim_markdown(result.claim), "", f"**{result.verdict}** ({mark})", ""]
     lines += [f"- {e.engine} — {e.outcome}: {e.detail}" for e in result.evidence]
+    if result.counterexample is not None:
+        lines += ["", f"Counterexample: {counterexample_text(result.counterexample)}"]
     return "\n".join(lines)
 
 

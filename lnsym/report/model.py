@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -24,8 +25,10 @@ import sympy
 from lnsym import ir
 from lnsym.checking.catalog import Section
 from lnsym.checking.claims import Claim, DerivationResult, Evidence, Result
+from lnsym.engines.base import Counterexample
 from lnsym.errors import UserInputError
 from lnsym.parse import parse_number
+from lnsym.printing.evidence import value_decimal, value_latex
 from lnsym.printing.printer import (
     Math,
     abbreviations_for,
@@ -326,15 +329,29 @@ def _evidence(evidence: Sequence[Evidence]) -> tuple[EvidenceView, ...]:
     )
 
 
-def _counterexample(data: Mapping[str, Any] | None) -> tuple[Entry, ...]:
-    if not data:
+def _counterexample(found: Counterexample | None) -> tuple[Entry, ...]:
+    """The point as plain assignments (z = (0, 1); ε = 1), then both sides exactly and in
+    decimals."""
+    if found is None:
         return ()
-    # The point's vectors and scalars read best as plain assignments: z = (0, 1); ε = 1.
-    flat = {key: value for key, value in data.items() if key not in ("vectors", "scalars")}
-    point = {"d": flat.pop("d")} if "d" in flat else {}
-    point.update(data.get("vectors", {}))
-    point.update(data.get("scalars", {}))
-    return evidence_entries({**point, **flat})
+    entries = [Entry("", Math(latex(ir.d)), str(found.d))]
+    entries += [
+        Entry("", Math(latex(ir.VectorAtom(a))), math=Math(latex_value([_fraction(x) for x in v])))
+        for a, v in found.vectors.items()
+    ]
+    entries += [
+        Entry("", Math(latex(sympy.Symbol(s))), math=Math(latex_value(_fraction(v))))
+        for s, v in found.scalars.items()
+    ]
+    sides = {"lhs": found.lhs, "rhs": found.rhs}
+    entries += [Entry(side, math=Math(value_latex(v))) for side, v in sides.items()]
+    entries += [Entry(f"{side} decimal", text=value_decimal(v)) for side, v in sides.items()]
+    return tuple(entries)
+
+
+def _fraction(x: sympy.Expr) -> Fraction:
+    assert isinstance(x, sympy.Rational)  # a counterexample's point is rational
+    return Fraction(int(x.p), int(x.q))
 
 
 # ---------------------------------------------------------------------------------------

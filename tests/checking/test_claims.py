@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import sympy
 
 from lnsym import (
     Claim,
@@ -29,6 +30,7 @@ from lnsym.checking import claims as claims_module
 from lnsym.checking.checker import Checker, Options, combine, inconsistency
 from lnsym.checking.claims import Evidence
 from lnsym.checking.proof import Derivation, Step
+from lnsym.engines.base import Counterexample
 from lnsym.errors import ExpressionError
 
 z, h = vector("z"), vector("h")
@@ -73,8 +75,14 @@ def test_claim_validation():
         Claim("x", Eq(u, u), assumptions=[u])
 
 
+_POINT = Counterexample(
+    2, {"z": (sympy.Integer(0), sympy.Integer(1))}, {}, sympy.Integer(0), sympy.Integer(1), "eq"
+)
+
+
 def evidence(engine: str, outcome: str, **data) -> Evidence:
-    return Evidence(engine, outcome, f"{engine} {outcome}", 0.0, data)
+    found = _POINT if data.get("exact") else None
+    return Evidence(engine, outcome, f"{engine} {outcome}", 0.0, data, found)
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,7 @@ from lnsym.checking.claims import Claim, derivation_claims
 from lnsym.engines.concrete.engine import check_dimension, evidence, instantiate, jacobian
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
 from lnsym.ir.calculus import OperatorNorm
+from lnsym.printing.evidence import counterexample_record
 
 z, h, a, b, g = vector("z"), vector("h"), vector("a"), vector("b"), vector("g")
 gamma, beta = vector("gamma"), vector("beta")
@@ -83,7 +84,7 @@ def test_checks_use_coordinates_no_user_scalar_can_equal() -> None:
     z_1, z_2 = scalar("z_1"), scalar("z_2")
     assert check_dimension(Claim("x", Eq(dot(z, ones), z_1)), 1).status == "counterexample"
     claim = Claim("y", Eq(dot(z, ones), z_1 + z_2), [dimension(2)])
-    assert evidence(claim).data["counterexample"]["d"] == 2
+    assert counterexample_record(evidence(claim).counterexample)["d"] == 2
 
 
 def test_jacobian_of_the_core_matches_the_closed_form_exactly() -> None:
@@ -171,7 +172,8 @@ def _counterexample(statement: ir.Relation, *assumptions: ir.Assumption) -> dict
     result = evidence(Claim("false", statement, assumptions))
     assert result.outcome == "counterexample", result.detail
     assert result.data["exact"] is True
-    return result.data["counterexample"]  # type: ignore[no-any-return]
+    assert result.counterexample is not None
+    return counterexample_record(result.counterexample)
 
 
 def test_the_core_is_not_constant_along_the_input() -> None:
@@ -309,7 +311,7 @@ def test_a_false_claim_is_refuted_beyond_the_symbolic_range() -> None:
     claim = Claim("dropped", Eq(jvp(u, z, h), center(h) / s), [dimension(10)])
     result = evidence(claim, max_d=10)
     assert result.outcome == "counterexample"
-    assert result.data["counterexample"]["d"] == 10
+    assert counterexample_record(result.counterexample)["d"] == 10
 
 
 def test_norms_and_substitutions() -> None:
@@ -326,7 +328,7 @@ def test_inequalities_are_searched_even_with_a_valid_certificate() -> None:
     # The certificate identity holds at every d (SymPy writes (√x)² as x), but the
     # inequality itself is false: the search finds the violation first.
     false = Claim("f", Le(var(z), 1, certificate=[((1 - var(z)) ** R(1, 2)) ** 2]))
-    found = evidence(false).data["counterexample"]
+    found = counterexample_record(evidence(false).counterexample)
     assert (found["d"], found["vectors"], found["lhs"], found["rhs"]) == (
         2,
         {"z": ["0", "3"]},
@@ -335,7 +337,7 @@ def test_inequalities_are_searched_even_with_a_valid_certificate() -> None:
     )
     # Fractions and negatives: c ≤ c² fails only for 0 < c < 1.
     k = scalar("k")
-    found = evidence(Claim("g", Le(k, k**2))).data["counterexample"]
+    found = counterexample_record(evidence(Claim("g", Le(k, k**2))).counterexample)
     assert (found["d"], found["scalars"]) == (1, {"k": "1/2"})
 
 
@@ -359,13 +361,13 @@ def test_adversarial_points_use_fractions_negatives_and_boundaries() -> None:
 
 
 def test_claims_without_vectors_are_tried_at_large_d() -> None:
-    found = evidence(Claim("d", Le(d, 999))).data["counterexample"]
+    found = counterexample_record(evidence(Claim("d", Le(d, 999))).counterexample)
     assert (found["d"], found["lhs"]) == (1000, "1000")
     result = evidence(Claim("d2", Le(d, d**2)), max_d=3)
     assert result.outcome == "consistent"
     assert result.data["dimensions"] == [1, 2, 3, 10, 16, 64, 100, 1000, 10**4, 10**6, 10**9]
     bounded = evidence(Claim("d3", Le(d, 999), [dimension_at_least(2), dimension(1000)]))
-    assert bounded.data["counterexample"]["d"] == 1000
+    assert counterexample_record(bounded.counterexample)["d"] == 1000
     # A vector makes d costly: only 1..max_d then.
     result = evidence(Claim("v", Eq(mean(z) * 0, 0)), max_d=2)
     assert result.data["dimensions"] == [1, 2]
@@ -378,9 +380,10 @@ def test_undefined_dimensions_are_skipped_and_noted() -> None:
     assert result.outcome == "holds"
     assert result.data["dimensions"] == [2, 3]
     assert result.data["undefined_dimensions"] == [1]
-    refuted = evidence(Claim("x", Eq(mean(z) / (d - 1), mean(z)))).data  # true at d = 2
-    assert (refuted["counterexample"]["d"], refuted["dimensions"]) == (3, [2, 3])
-    assert refuted["undefined_dimensions"] == [1]
+    refuted = evidence(Claim("x", Eq(mean(z) / (d - 1), mean(z))))  # true at d = 2
+    assert refuted.counterexample is not None
+    assert (refuted.counterexample.d, refuted.data["dimensions"]) == (3, [2, 3])
+    assert refuted.data["undefined_dimensions"] == [1]
     with pytest.raises(DomainError, match="undefined at every point tried at d = 1..3"):
         evidence(Claim("never", Eq(mean(z) / (var(z) - var(z)), 0)), max_d=3)
 
@@ -388,9 +391,13 @@ def test_undefined_dimensions_are_skipped_and_noted() -> None:
 def test_non_real_values_are_undefined() -> None:
     # (−8)^(1/3) is 1 + √3·i in SymPy: a point outside the claim's (real) domain.
     k = scalar("k")
-    found = evidence(Claim("cbrt", Eq((mean(z) - 8) ** R(1, 3), mean(z)))).data
-    assert found["counterexample"]["vectors"] == {"z": ["8"]}
-    found = evidence(Claim("cbrt2", Eq((k - 9) ** R(1, 3) * k, k))).data["counterexample"]
+    found = counterexample_record(
+        evidence(Claim("cbrt", Eq((mean(z) - 8) ** R(1, 3), mean(z)))).counterexample
+    )
+    assert found["vectors"] == {"z": ["8"]}
+    found = counterexample_record(
+        evidence(Claim("cbrt2", Eq((k - 9) ** R(1, 3) * k, k))).counterexample
+    )
     assert found["scalars"] == {"k": "9"}
     root = evidence(Claim("root", Le((mean(z) - 4) ** R(1, 2), mean(z))), max_d=2)
     assert root.outcome == "consistent"  # true wherever defined
@@ -398,7 +405,7 @@ def test_non_real_values_are_undefined() -> None:
 
 def test_symbolic_exponents_take_their_values() -> None:
     k = scalar("k", positive=True)
-    found = evidence(Claim("pow", Eq((var(z) + 1) ** k, 1))).data["counterexample"]
+    found = counterexample_record(evidence(Claim("pow", Eq((var(z) + 1) ** k, 1))).counterexample)
     assert (found["d"], found["scalars"]) == (2, {"k": "1"})
 
 
@@ -408,7 +415,7 @@ def test_recheck_and_promote() -> None:
     false = Claim("scale", Eq(core(2 * z), core(z)))
     point = {"d": 2, "vectors": {"z": ["0", "1"]}, "scalars": {"epsilon": "1"}}
     found, how = recheck(false, point)
-    assert found is not None and found["lhs"] == "(-sqrt(2)/2, sqrt(2)/2)"
+    assert found is not None and counterexample_record(found)["lhs"] == "(-sqrt(2)/2, sqrt(2)/2)"
     assert how.startswith("re-checked exactly")
     assert recheck(false, {**point, "vectors": {"z": ["1", "1"]}}) == (
         None,
@@ -418,11 +425,11 @@ def test_recheck_and_promote() -> None:
     assert recheck(false, {**point, "d": 0})[1] == "the dimension 0 is not a positive integer"
     sample = {"d": 2, "vectors": {"z": [0.1, 0.7000001]}, "scalars": {"epsilon": 0.25}}
     found, how = promote(false, sample)
-    assert found is not None and found["vectors"] == {"z": ["1/10", "7/10"]}
+    assert found is not None and found.vectors == {"z": (R(1, 10), R(7, 10))}
     assert "rounded to 6 significant digits" in how
     centered_claim = Claim("c", Eq(mean(h) + 1, 0), [centered(h)])
     found, _ = promote(centered_claim, {"d": 2, "vectors": {"h": [0.3, -0.30000000001]}})
-    assert found is not None and found["vectors"] == {"h": ["3/10", "-3/10"]}
+    assert found is not None and found.vectors == {"h": (R(3, 10), R(-3, 10))}
     true = Claim("t", Eq(core(z + c * ones), core(z)))
     sample = {"d": 2, "vectors": {"z": [0.1, 0.7]}, "scalars": {"epsilon": 0.25, "c": 2.0}}
     assert promote(true, sample)[0] is None

@@ -51,7 +51,9 @@ from lnsym.checking.claims import Evidence
 from lnsym.checking.proof import Derivation, Step
 from lnsym.checking.runner import Item, run
 from lnsym.cli import main
+from lnsym.engines.base import Counterexample
 from lnsym.ir import Const, as_scalar
+from lnsym.printing.evidence import counterexample_record
 
 z, h, a, b = vector("z"), vector("h"), vector("a"), vector("b")
 c = scalar("c")
@@ -66,7 +68,7 @@ def refuted(claim: Claim, engines: tuple[str, ...]) -> dict:
     assert result.verdict == "REFUTED", (result.reason, [e.detail for e in result.evidence])
     assert result.counterexample is not None
     assert any(e.data.get("rechecked") for e in result.evidence)
-    return result.counterexample
+    return counterexample_record(result.counterexample)
 
 
 def sqrt(x):
@@ -374,14 +376,23 @@ def test_the_cli_reports_every_claim_when_one_cannot_be_evaluated(tmp_path, caps
 # Every exact counterexample is re-checked before it refutes
 
 
-def _fake_concrete(counterexample: dict):
+def _number(text: str) -> sympy.Expr:
+    return sympy.Float(text) if "." in text else sympy.Rational(text)
+
+
+def _fake_concrete(point: dict):
+    """An engine that reports ``point`` (written as text) as an exact counterexample."""
+    found = Counterexample(
+        d=point["d"],
+        vectors={a: tuple(_number(x) for x in v) for a, v in point["vectors"].items()},
+        scalars={s: _number(v) for s, v in point["scalars"].items()},
+        lhs=sympy.Integer(0),
+        rhs=sympy.Integer(1),
+        relation="eq",
+    )
+
     def engine(claim, checker):
-        data = {
-            "exact": True,
-            "dimensions": [counterexample["d"]],
-            "counterexample": counterexample,
-        }
-        return Evidence("concrete", "counterexample", "fake", 0.0, data)
+        return Evidence("concrete", "counterexample", "fake", 0.0, {"exact": True}, found)
 
     return engine
 
@@ -445,7 +456,7 @@ def test_a_rechecked_counterexample_overrides_a_wrong_proof(monkeypatch):
     result = check(Claim("scale", Eq(core(2 * z), core(z))), engines=BOTH)
     assert result.verdict == "REFUTED"
     assert "engines disagree" in result.reason
-    assert result.counterexample["d"] == 2
+    assert result.counterexample.d == 2
 
 
 def test_numeric_counterexamples_are_made_exact_when_they_are():
@@ -455,6 +466,6 @@ def test_numeric_counterexamples_are_made_exact_when_they_are():
     assert exact.engine == "exact" and exact.data["from"] == "numeric"
     assert exact.data["exact"] is True
     found = result.counterexample
-    assert found["d"] >= 2
+    assert found.d >= 2
     result = check(Claim("c_c2", Le(c, c**2)), engines=("general", "numeric"))
     assert result.verdict == "REFUTED", result.reason

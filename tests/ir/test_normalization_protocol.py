@@ -100,7 +100,7 @@ def test_a_false_claim_about_the_new_layer_is_refuted_exactly():
     assert result.verdict == "REFUTED"
     concrete_evidence = next(e for e in result.evidence if e.engine == "concrete")
     assert concrete_evidence.outcome == "counterexample"
-    assert result.counterexample is not None and result.counterexample["d"] >= 1
+    assert result.counterexample is not None and result.counterexample.d >= 1
 
 
 def test_scale_invariance_without_stabilizer():

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import sympy
 from load_support import every_cpu_busy
 from report_support import catalog_model
 
@@ -17,6 +18,7 @@ from lnsym.checking.catalog import load
 from lnsym.checking.checker import Options
 from lnsym.checking.claims import Claim, Evidence, Result
 from lnsym.cli import main
+from lnsym.engines.base import Counterexample
 from lnsym.report.build import (
     check_catalog,
     parse_formats,
@@ -124,24 +126,23 @@ def _refuted_result() -> Result:
         expect="refuted",
         title="False: scaling does nothing",
     )
-    counterexample = {
-        "d": 2,
-        "vectors": {"z": ["1", "2"]},
-        "scalars": {"epsilon": "1/3", "k": "2"},
-        "lhs": "(-sqrt(3)/2, sqrt(3)/2)",
-        "rhs": "(-sqrt(21)/7, sqrt(21)/7)",
-        "lhs_latex": r"\left(- \frac{\sqrt{3}}{2}, \frac{\sqrt{3}}{2}\right)",
-        "rhs_latex": r"\left(- \frac{\sqrt{21}}{7}, \frac{\sqrt{21}}{7}\right)",
-        "lhs_decimal": "(-0.866025403784, 0.866025403784)",
-    }
+    counterexample = Counterexample(
+        d=2,
+        vectors={"z": (sympy.Integer(1), sympy.Integer(2))},
+        scalars={"epsilon": sympy.Rational(1, 3), "k": sympy.Integer(2)},
+        lhs=(-sympy.sqrt(3) / 2, sympy.sqrt(3) / 2),
+        rhs=(-1 / sympy.sqrt(sympy.Rational(7, 3)), 1 / sympy.sqrt(sympy.Rational(7, 3))),
+        relation="eq",
+    )
     evidence = (
         Evidence("general", "not proved", "lhs − rhs ≠ 0", 0.25, {"dimension": "symbolic d"}),
         Evidence(
             "concrete",
             "counterexample",
-            "d = 2, z = (1, 2), k = 2, ε = 1/3: lhs ≠ rhs",
+            "violated at an exact point at d = 2",
             1.5,
-            {"exact": True, "dimensions": [1, 2], "counterexample": counterexample},
+            {"exact": True, "dimensions": [1, 2]},
+            counterexample,
         ),
         Evidence(
             "numeric",
@@ -174,10 +175,11 @@ def test_evidence_is_rendered_generically_without_machine_dependent_numbers():
         ("lhs", None, r"\left(- \frac{\sqrt{3}}{2}, \frac{\sqrt{3}}{2}\right)"),
         ("rhs", None, r"\left(- \frac{\sqrt{21}}{7}, \frac{\sqrt{21}}{7}\right)"),
         ("lhs decimal", None, "(-0.866025403784, 0.866025403784)"),
+        ("rhs decimal", None, "(-0.654653670708, 0.654653670708)"),
     ]
     general, concrete, numeric = view.evidence
     assert general.detail == "lhs − rhs ≠ 0"
-    assert concrete.detail.startswith("d = 2, z = (1, 2)")
+    assert concrete.detail == "violated at an exact point at d = 2"
     # Engines keep measurements out of their detail line; the raw data (worst errors,
     # timings) is not shown at all.
     assert numeric.detail == "violated beyond tolerance 1e-09, first at d = 2"

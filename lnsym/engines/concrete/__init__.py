@@ -11,8 +11,8 @@ Checking a claim, top down:
   sample to an exact one.
 - :mod:`~lnsym.engines.concrete.examine` — one exact point: evaluated, decided, confirmed by
   SymPy.
-- :mod:`~lnsym.engines.concrete.formatting` — a point and the values at it as the evidence
-  shows them.
+- :mod:`~lnsym.engines.concrete.formatting` — the typed counterexample (exact values), and
+  a point named in error messages.
 
 What is compared and where:
 

@@ -30,8 +30,8 @@ random point of every claim. :func:`recheck` uses SymPy only.
 The engine's parts, each a module of :mod:`lnsym.engines.concrete`: this module (the switches
 of the routes, :func:`check_dimension`, and :func:`evidence`, which checks a claim at every d
 and assembles what it found); ``dimension`` (checking one d); ``examine`` (one exact point);
-``recheck`` (:func:`recheck`, :func:`promote`); ``formatting`` (points and values as the
-evidence shows them); ``problem``, ``degrees`` and ``points`` (what is compared, the degree
+``recheck`` (:func:`recheck`, :func:`promote`); ``formatting`` (the typed counterexample;
+a point in error messages); ``problem``, ``degrees`` and ``points`` (what is compared, the degree
 bounds, the points tried); ``ring`` (the symbolic zero test); ``values``, ``shared``,
 ``sympy_numbers`` and ``instantiate`` (SymPy values of the IR, names and shared values, exact
 SymPy numbers, :func:`instantiate` and :func:`jacobian`); ``exact``, ``arithmetic`` and
@@ -88,9 +88,9 @@ Matrix([[-1, 0, 1]])
 >>> evidence(Claim("kills_ones", Eq(jvp(core(z), z, ones), 0)), max_d=4).detail
 'exact for d = 1..4 (symbolic reduction with s² = q + ε)'
 >>> refuted = evidence(Claim("scale", Eq(jvp(core(z), z, z), 0)))
->>> found = refuted.data["counterexample"]
->>> print(refuted.outcome, found["d"], found["vectors"])
-counterexample 2 {'z': ['0', '1']}
+>>> found = refuted.counterexample
+>>> print(refuted.outcome, found.d, found.vectors)
+counterexample 2 {'z': (0, 1)}
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ from lnsym.engines.concrete.dimension import SPOT_CHECKS as SPOT_CHECKS
 from lnsym.engines.concrete.dimension import DimensionCheck as DimensionCheck
 from lnsym.engines.concrete.dimension import Routes, _check
 from lnsym.engines.concrete.examine import _Scan
-from lnsym.engines.concrete.formatting import _counterexample
+from lnsym.engines.concrete.formatting import _found
 from lnsym.engines.concrete.instantiate import instantiate as instantiate
 from lnsym.engines.concrete.instantiate import jacobian as jacobian
 from lnsym.engines.concrete.points import ADVERSARIAL_POINTS as ADVERSARIAL_POINTS
@@ -377,6 +377,8 @@ def _describe(results: Sequence[DimensionCheck], problem: _Problem) -> str:
 
 def _refuted(problem: _Problem, result: DimensionCheck, dims: list[int], start: float) -> Evidence:
     assert result.point is not None and result.sides is not None
-    counterexample, detail = _counterexample(problem, result.point, result.sides)
-    data = {"exact": True, "dimensions": dims, "counterexample": counterexample}
-    return Evidence("concrete", Outcome.COUNTEREXAMPLE, detail, time.perf_counter() - start, data)
+    found = _found(problem, result.point, result.sides)
+    detail = f"violated at an exact point at d = {found.d}"
+    data = {"exact": True, "dimensions": dims}
+    seconds = time.perf_counter() - start
+    return Evidence("concrete", Outcome.COUNTEREXAMPLE, detail, seconds, data, found)

@@ -19,10 +19,10 @@ from typing import Any
 import sympy
 
 from lnsym import ir
-from lnsym.engines.base import Checkable
+from lnsym.engines.base import Checkable, Counterexample
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined
 from lnsym.engines.concrete.examine import _violates
-from lnsym.engines.concrete.formatting import _counterexample
+from lnsym.engines.concrete.formatting import _found
 from lnsym.engines.concrete.points import _Point
 from lnsym.engines.concrete.problem import _assumptions_hold, _constrain, _Problem
 from lnsym.engines.concrete.sympy_numbers import _entries, _real
@@ -53,15 +53,16 @@ def _exact_number(value: Any) -> sympy.Rational:
 
 
 def recheck(
-    claim: Checkable, counterexample: Mapping[str, Any]
-) -> tuple[dict[str, Any] | None, str]:
+    claim: Checkable, counterexample: Counterexample | Mapping[str, Any]
+) -> tuple[Counterexample | None, str]:
     """Evaluate ``claim`` exactly at a reported counterexample, apart from how it was found.
 
-    The point — ``d``, ``vectors`` (atom name → d exact rationals) and ``scalars`` (symbol
-    name → an exact rational), as in :attr:`~lnsym.engines.base.Evidence.data`
-    ``["counterexample"]`` — must satisfy every assumption (dimension, centered, orthogonal,
-    non-constant, positive symbols), both sides must have real values there, computed afresh
-    without the search's expansions, and those values must violate the relation.
+    The point — an engine's :class:`~lnsym.engines.base.Counterexample`, or a mapping with
+    ``d``, ``vectors`` (atom name → d exact rationals, or text like ``"-3/4"``) and
+    ``scalars`` (symbol name → one) — must satisfy every assumption (dimension, centered,
+    orthogonal, non-constant, positive symbols), both sides must have real values there,
+    computed afresh without the search's expansions, and those values must violate the
+    relation.
 
     Returns:
         The counterexample with its recomputed values and a note, or None and why not.
@@ -70,8 +71,8 @@ def recheck(
     >>> z = vector("z")
     >>> point = {"d": 2, "vectors": {"z": ["0", "1"]}, "scalars": {"epsilon": "1"}}
     >>> found, how = recheck(Claim("scale", Eq(jvp(core(z), z, z), 0)), point)
-    >>> found["lhs"]
-    '(-4*sqrt(5)/25, 4*sqrt(5)/25)'
+    >>> found.lhs
+    (-4*sqrt(5)/25, 4*sqrt(5)/25)
     >>> how
     're-checked exactly: both sides evaluated afresh at the point'
     >>> recheck(Claim("shift", Eq(core(z + ones), core(z))), point)[1]
@@ -80,6 +81,8 @@ def recheck(
     statement = claim.statement
     relation = "le" if isinstance(statement, ir.Le) else "eq"
     problem = _Problem.of(statement.lhs, statement.rhs, relation, claim.assumptions)
+    if isinstance(counterexample, Counterexample):
+        counterexample = _as_point(counterexample)
     try:
         d = counterexample["d"]
         if not isinstance(d, int) or isinstance(d, bool) or d < 1:
@@ -116,15 +119,19 @@ def recheck(
         return None, "the claim is undefined at the point"
     if not _violates(problem, sides):
         return None, "the relation holds at the point"
-    found, _ = _counterexample(problem, _Point(d, vectors, scalars), sides)
+    found = _found(problem, _Point(d, vectors, scalars), sides)
     return found, "re-checked exactly: both sides evaluated afresh at the point"
+
+
+def _as_point(found: Counterexample) -> dict[str, Any]:
+    return {"d": found.d, "vectors": dict(found.vectors), "scalars": dict(found.scalars)}
 
 
 #: Numeric samples in dimensions up to this are re-evaluated exactly.
 PROMOTE_MAX_D = 64
 
 
-def promote(claim: Checkable, sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+def promote(claim: Checkable, sample: Mapping[str, Any]) -> tuple[Counterexample | None, str]:
     """Make a numeric engine's violating sample (floats) an exact counterexample, if it is one.
 
     The floats are read as rationals — first rounded to 6 significant digits, then exactly —
@@ -158,11 +165,7 @@ def promote(claim: Checkable, sample: Mapping[str, Any]) -> tuple[dict[str, Any]
         if constrained is None:
             why = "the assumptions are degenerate at the sample"
             continue
-        point = {
-            "d": d,
-            "vectors": {a: [str(x) for x in v] for a, v in constrained.items()},
-            "scalars": {name: str(v) for name, v in scalars.items()},
-        }
+        point = {"d": d, "vectors": constrained, "scalars": scalars}
         found, why = recheck(claim, point)
         if found is not None:
             how = "rounded to 6 significant digits" if digits else "read exactly"
