@@ -1,0 +1,172 @@
+"""``derive``: a readable closed form of an expression, proved equal to it.
+
+The strategy, in four stages, each a step of :attr:`Derived.steps`:
+
+1. **Named normal form** — the expression is interpreted with each layer core kept as one
+   atom 𝐮 and its root as s, and derivatives taken by the layers' own rules
+   (:mod:`lnsym.derive.named`): no power sums of the input appear.
+2. **Centered directions** — candidate forms write some vector atoms a as P a + mean(a)𝟏;
+   where the result depends on a only through P a (every derivative of a core along a
+   direction does), the means cancel.
+3. **Centering collected** — c·m − c·mean(m)𝟏 becomes c·P m.
+4. **Common factor** — the factor shared by every coefficient is pulled out in front.
+
+Of the candidates (every subset of at most two atoms centered, with and without stage 3),
+the smallest by :func:`lnsym.derive.readable.size` (nodes of the IR tree) is kept, ties
+going to the earlier candidate. The result is then checked as a claim ``derived = asked``
+by every engine; unless the verdict is PROVED (for every d), :func:`derive` raises.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from lnsym import ir
+from lnsym.checking.checker import Checker, Options
+from lnsym.checking.claims import Claim, Result
+from lnsym.checking.verdicts import Verdict
+from lnsym.derive.named import NamedForms
+from lnsym.derive.readable import Reader, center_atoms, inputs_by_cores, pull_centering, size
+from lnsym.engines.general import GeneralEngine, VectorForm
+from lnsym.engines.general.vector_form import Form
+from lnsym.errors import LnsymError, UnsupportedError
+from lnsym.printing.printer import abbreviations_for, latex, text
+
+
+class DerivationFailed(LnsymError):
+    """``derive`` could not prove its closed form equal to the expression asked for."""
+
+
+@dataclass(frozen=True)
+class RewriteStep:
+    """One stage of a derivation: what was done, and the expression after it."""
+
+    why: str
+    expr: ir.Expr
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A derived closed form, the steps that led to it, and the proof that it is right.
+
+    ``expr`` equals ``asked`` for every d: ``result`` is the checked claim
+    ``expr = asked``, with the verdict PROVED.
+    """
+
+    asked: ir.Expr
+    expr: ir.Expr
+    steps: tuple[RewriteStep, ...]
+    result: Result
+
+    @property
+    def size(self) -> int:
+        """Nodes of the IR tree of ``expr`` (the measure candidates are compared by)."""
+        return size(self.expr)
+
+    @property
+    def latex(self) -> str:
+        """``expr`` in LaTeX, with the report's abbreviations (𝐮, s, q) where they apply."""
+        return latex(self.expr, abbreviations_for(self.expr, self.asked))
+
+    def __str__(self) -> str:
+        return text(self.expr)
+
+    def _repr_latex_(self) -> str:
+        return f"${self.latex}$"
+
+
+def derive(expr: ir.Expr, *, options: Options | None = None) -> Derived:
+    """A readable closed form of ``expr``, proved equal to it for every d.
+
+    ``expr`` may contain derivatives (``jvp``, ``vjp``, ``grad``, nested), layers and their
+    compositions; the result is written with named intermediates (𝐮, s, P, ⟨·,·⟩, mean, ⊙).
+
+    Args:
+        expr: an IR expression.
+        options: how the equality is checked (default: every engine, as ``lnsym verify``).
+
+    Raises:
+        DerivationFailed: when the closed form is not PROVED equal to ``expr``.
+        ExpressionError: when ``expr`` is not an IR expression.
+
+    >>> from lnsym import core, eps, jvp, sqrt, var, vector
+    >>> z, h = vector("z"), vector("h")
+    >>> found = derive(jvp(core(z), z, h), options=Options(engines=("general",)))
+    >>> print(found.result.verdict, found.size)
+    PROVED 22
+    """
+    if not isinstance(expr, ir.Expr):
+        raise DerivationFailed(f"derive takes an lnsym expression, not {type(expr).__name__}")
+    named = NamedForms()
+    try:
+        form = named.relations(named.form(expr))
+    except UnsupportedError:
+        named = NamedForms()  # no layer kept by name: the general engine's forms
+        form = GeneralEngine().form(expr)
+    steps, best = _candidates(form, named, expr)
+    derived = best.expr
+    checker = Checker(options or Options())
+    result = checker.check(Claim("derive", ir.Eq(derived, expr), title="derived = asked"))
+    if result.verdict != Verdict.PROVED:
+        raise DerivationFailed(
+            f"the derived form {text(derived)} was not proved equal to {text(expr)}: "
+            f"{result.verdict} ({result.reason})"
+        )
+    return Derived(expr, derived, (*steps, best), result)
+
+
+def _candidates(
+    form: Form, named: NamedForms, asked: ir.Expr
+) -> tuple[list[RewriteStep], RewriteStep]:
+    def reader() -> Reader:
+        return Reader(named.layers, named.roots.values())
+
+    first = RewriteStep(
+        "named normal form: each core kept as 𝐮 with s = √(q + ε); derivatives by its rules",
+        reader().read(form),
+    )
+    atoms = sorted(_plain_atoms(form))
+    best = first
+    for by_cores in (False, True):
+        start = named.relations(inputs_by_cores(form, named.layers.values())) if by_cores else form
+        if by_cores and start == form:
+            continue
+        for k in range(min(2, len(atoms)) + 1):
+            for chosen in itertools.combinations(atoms, k):
+                centered = named.relations(center_atoms(start, chosen))
+                for pulled in (False, True):
+                    shaped: Form = centered
+                    if pulled and isinstance(centered, VectorForm):
+                        shaped = pull_centering(centered)
+                    why = _why(by_cores, chosen, pulled)
+                    candidate = RewriteStep(why, reader().read(shaped))
+                    if size(candidate.expr) < size(best.expr):
+                        best = candidate
+    return [RewriteStep("as asked", asked), first], best
+
+
+def _why(by_cores: bool, centered: tuple[str, ...], pulled: bool) -> str:
+    parts = []
+    if by_cores:
+        parts.append("each core's input a written as mean(a)𝟏 + s·𝐮")
+    if centered:
+        names = ", ".join(centered)
+        parts.append(f"{names} written as P{names} + mean({names})𝟏 (the means cancel)")
+    if pulled:
+        parts.append("c·m − c·mean(m)𝟏 collected as c·P m")
+    parts.append("common factor pulled out")
+    return "; ".join(parts)
+
+
+def _plain_atoms(f: Form) -> set[str]:
+    from lnsym.engines.general.symbols import _POWER_SUMS
+
+    names: set[str] = set()
+    if isinstance(f, VectorForm):
+        for m, c in f.terms:
+            names.update(m)
+            names.update(a for s in c.free_symbols for a in _POWER_SUMS.get(s, ()))
+    else:
+        names.update(a for s in f.free_symbols for a in _POWER_SUMS.get(s, ()))
+    return {a for a in names if not a.startswith("_")}

