@@ -10,6 +10,13 @@
 
 from __future__ import annotations
 
-from lnsym.derive.derived import DerivationFailed, Derived, RewriteStep, derive
+from lnsym.derive.derived import (
+    DerivationFailed,
+    Derived,
+    RewriteStep,
+    derive,
+    derived_step,
+    derived_steps,
+)
 
-__all__ = ["DerivationFailed", "Derived", "RewriteStep", "derive"]
+__all__ = ["DerivationFailed", "Derived", "RewriteStep", "derive", "derived_step", "derived_steps"]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from lnsym import ir
 from lnsym.checking.checker import Checker, Options
 from lnsym.checking.claims import Claim, Result
+from lnsym.checking.proof import Step
 from lnsym.checking.verdicts import Verdict
 from lnsym.derive.named import NamedForms
 from lnsym.derive.readable import Reader, center_atoms, inputs_by_cores, pull_centering, size
@@ -114,6 +115,37 @@ def derive(expr: ir.Expr, *, options: Options | None = None) -> Derived:
             f"{result.verdict} ({result.reason})"
         )
     return Derived(expr, derived, (*steps, best), result)
+
+
+def derived_steps(previous: ir.Expr) -> list[Step]:
+    """The rewriting chain of :func:`derive` as derivation steps: the named normal form
+    (when it differs from the result), then the closed form, each with its reason.
+
+    The chain is found with the general engine alone; its steps are then checked with the
+    rest of their derivation, by every engine, like any other step.
+    """
+    found = derive(previous, options=Options(engines=("general",)))
+    named, final = found.steps[1], found.steps[-1]
+    steps = [Step(final.expr, f"derived automatically: {final.why}")]
+    if named.expr != final.expr and named is not final:
+        steps.insert(0, Step(named.expr, f"derived automatically: {named.why}"))
+    return steps
+
+
+def derived_step(previous: ir.Expr) -> Step:
+    """A derivation step whose right-hand side is :func:`derive`'s closed form of ``previous``.
+
+    The closed form is found with the general engine alone; the step is then checked with
+    the rest of its derivation, by every engine, like any other step.
+
+    >>> from lnsym import core, jvp, vector
+    >>> z, h = vector("z"), vector("h")
+    >>> step = derived_step(jvp(core(z), z, h))
+    >>> step.why.startswith("derived automatically")
+    True
+    """
+    found = derive(previous, options=Options(engines=("general",)))
+    return Step(found.expr, f"derived automatically: {found.steps[-1].why}")
 
 
 def _candidates(

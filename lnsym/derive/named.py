@@ -27,7 +27,7 @@ from lnsym.engines.general.substitution import Rewriter
 from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
 from lnsym.engines.general.vector_form import Form
 from lnsym.errors import UnsupportedError
-from lnsym.ir.calculus import Grad, Jvp, Vjp
+from lnsym.ir.calculus import Diff, Grad, Jvp, Vjp
 from lnsym.ir.layers import Core
 
 ZERO = sympy.Integer(0)
@@ -61,7 +61,7 @@ class NamedForms(GeneralEngine):
         self.layers: dict[str, Layer] = {}
         self.roots: dict[ir.Expr, NamedRoot] = {}
         self._by_node: dict[Core, Layer] = {}
-        self._derivatives: dict[tuple[str, str, VectorForm], VectorForm] = {}
+        self._derivatives: dict[tuple[str, Variation], VectorForm] = {}
 
     # -- interpretation ---------------------------------------------------------------
 
@@ -85,6 +85,8 @@ class NamedForms(GeneralEngine):
                 moved = self.derivative(self.vector(f), wrt.name, VectorForm.atom(PROBE))
                 pairing = self.relations(moved.hadamard(self.vector(g)).total())
                 return self.relations(_read_gradient(sympy.expand(pairing)))
+            case Diff(expr=f, wrt=ir.Const(value=symbol)):
+                return self.relations(self.vary(self.form(f), Variation(None, symbol=symbol)))
             case Grad(expr=f, wrt=wrt):
                 moved = self.derivative(self.scalar(f), wrt.name, VectorForm.atom(PROBE))
                 return self.relations(_read_gradient(sympy.expand(self.relations(moved))))
@@ -121,67 +123,85 @@ class NamedForms(GeneralEngine):
 
     def derivative(self, f: Form, wrt: str, direction: VectorForm) -> Form:
         """d/dt f(wrt + t·direction) at t = 0, with the layers' rules for their atoms."""
+        return self.vary(f, Variation(wrt, direction))
+
+    def vary(self, f: Form, by: Variation) -> Form:
+        """The derivative of f under the variation ``by`` (of an atom, or of a scalar)."""
         if isinstance(f, VectorForm):
             out = VectorForm(())
             for m, c in f.terms:
-                out = out + VectorForm.monomial(m).scale(self._d_scalar(c, wrt, direction))
-                out = out + self._d_monomial(m, wrt, direction).scale(c)
+                out = out + VectorForm.monomial(m).scale(self._d_scalar(c, by))
+                out = out + self._d_monomial(m, by).scale(c)
             return out
-        return self._d_scalar(f, wrt, direction)
+        return self._d_scalar(f, by)
 
-    def _d_monomial(self, m: Monomial, wrt: str, direction: VectorForm) -> VectorForm:
+    def _d_monomial(self, m: Monomial, by: Variation) -> VectorForm:
         out = VectorForm(())
         for i, a in enumerate(m):
-            da = self._d_atom(a, wrt, direction)
+            da = self._d_atom(a, by)
             if da.terms:
                 out = out + VectorForm.monomial(m[:i] + m[i + 1 :]).hadamard(da)
         return out
 
-    def _d_atom(self, a: str, wrt: str, direction: VectorForm) -> VectorForm:
-        if a == wrt:
-            return direction
+    def _d_atom(self, a: str, by: Variation) -> VectorForm:
+        if by.atom is not None and a == by.atom:
+            return by.direction
         layer = self.layers.get(a)
         if layer is None:
             return VectorForm(())
-        key = (a, wrt, direction)
+        key = (a, by)
         if key not in self._derivatives:
-            v = self.derivative(layer.arg, wrt, direction)
+            # D𝐮 = (P Da − 𝐮⟨𝐮, Da⟩/d)/s − 𝐮·Dε/(2s²)
+            v = self.vary(layer.arg, by)
             assert isinstance(v, VectorForm)
             u, s = VectorForm.atom(a), layer.root
             centered_v = v + VectorForm.monomial(()).scale(-v.total() / ir.d)
             du = centered_v + u.scale(-self._inner(a, v) / ir.d)
-            self._derivatives[key] = du.scale(1 / s)
+            de = self._d_scalar(layer.eps, by)
+            self._derivatives[key] = du.scale(1 / s) + u.scale(-de / (2 * s**2))
         return self._derivatives[key]
 
     def _inner(self, atom: str, v: VectorForm) -> sympy.Expr:
         return _LayerRelations(self.layers).scalar(VectorForm.atom(atom).hadamard(v).total())
 
-    def _d_scalar(self, f: sympy.Expr, wrt: str, direction: VectorForm) -> sympy.Expr:
+    def _d_scalar(self, f: sympy.Expr, by: Variation) -> sympy.Expr:
         total = ZERO
         for sym in sorted(f.free_symbols, key=default_sort_key):
-            ds = self._d_symbol(sym, wrt, direction)
+            ds = self._d_symbol(sym, by)
             if ds != 0:
                 total += sympy.diff(f, sym) * ds
         return total
 
-    def _d_symbol(self, sym: sympy.Symbol, wrt: str, direction: VectorForm) -> sympy.Expr:
+    def _d_symbol(self, sym: sympy.Symbol, by: Variation) -> sympy.Expr:
+        if sym == by.symbol:
+            return sympy.Integer(1)
         m = _POWER_SUMS.get(sym)
         if m is not None:
-            return self._d_monomial(m, wrt, direction).total()
+            return self._d_monomial(m, by).total()
         for layer in self.layers.values():
-            if sym == layer.root:
-                v = self.derivative(layer.arg, wrt, direction)
+            if sym == layer.root:  # Ds = ⟨𝐮, Da⟩/d + Dε/(2s)
+                v = self.vary(layer.arg, by)
                 assert isinstance(v, VectorForm)
-                return self._inner(layer.atom, v) / ir.d
+                de = self._d_scalar(layer.eps, by)
+                return self._inner(layer.atom, v) / ir.d + de / (2 * sym)
         for named in self.roots.values():
             if sym == named.symbol:
-                dr = self._d_scalar(named.radicand, wrt, direction)
+                dr = self._d_scalar(named.radicand, by)
                 return dr / (2 * sym) if dr != 0 else ZERO
         radicand = _ROOTS.get(sym)
         if radicand is not None:
-            dr = self._d_scalar(radicand, wrt, direction)
+            dr = self._d_scalar(radicand, by)
             return dr / (2 * sym) if dr != 0 else ZERO
         return ZERO
+
+
+@dataclass(frozen=True)
+class Variation:
+    """What varies: the atom ``atom`` along ``direction``, or else the scalar ``symbol``."""
+
+    atom: str | None
+    direction: VectorForm = VectorForm(())
+    symbol: sympy.Symbol | None = None
 
 
 class _LayerRelations(Rewriter):

@@ -125,7 +125,10 @@ class Reader:
             (self._tidy(sympy.cancel(c / common)), m)
             for c, (m, _) in zip(coefficients, f.terms, strict=True)
         ]
-        parts.sort(key=lambda p: (sympy.count_ops(p[0]), p[1] == ONE, p[1]))
+        # Positive terms first, then the simpler coefficients, 𝟏 last: Ph − 𝐮⟨𝐮, h⟩/d.
+        parts.sort(
+            key=lambda p: (_leading_sign(p[0]) < 0, sympy.count_ops(p[0]), p[1] == ONE, p[1])
+        )
         body: ir.Expr | None = None
         for c, m in parts:
             body = self._add_term(body, c, self.monomial(m))
@@ -135,7 +138,9 @@ class Reader:
         return ir.multiply(self._scalar_of(common), body)
 
     def _add_term(self, body: ir.Expr | None, c: sympy.Expr, vector: ir.Expr) -> ir.Expr:
-        negative = c.could_extract_minus_sign()
+        # A sum is subtracted only when all its terms are negative: + (⟨Ph, k⟩ − 3ab/d)·𝐮.
+        terms = sympy.Add.make_args(c)
+        negative = all(t.could_extract_minus_sign() for t in terms)
         magnitude = -c if negative else c
         term = vector if magnitude == 1 else ir.multiply(self._scalar_of(magnitude), vector)
         if body is None:
@@ -251,11 +256,18 @@ def _common_factor(coefficients: list[sympy.Expr]) -> sympy.Expr:
         common = sympy.gcd_terms(sympy.gcd(common, sympy.together(c)))
     if common == 0:
         return sympy.Integer(1)
-    negative = sum(1 for c in coefficients if _leading_sign(c) < 0)
-    sign = -1 if 2 * negative > len(coefficients) else 1
     numerator, denominator = sympy.fraction(sympy.factor_terms(common))
     keep = sympy.Mul(*(x for x in sympy.Mul.make_args(numerator) if not x.is_number))
-    return sign * keep / denominator
+    common = keep / denominator
+    # The minus goes in front when most terms are negative, unless a term is then −1·m:
+    # (Ph − …)/s reads better than −(… − Ph)/s.
+    ratios = [sympy.cancel(c / common) for c in coefficients]
+    if any(r == 1 for r in ratios):
+        return common
+    if any(r == -1 for r in ratios):
+        return -common
+    negative = sum(1 for c in coefficients if _leading_sign(c) < 0)
+    return -common if 2 * negative > len(coefficients) else common
 
 
 def _leading_sign(c: sympy.Expr) -> int:

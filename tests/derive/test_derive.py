@@ -21,6 +21,7 @@ from lnsym import (
     check,
     core,
     d,
+    diff,
     dot,
     eps,
     grad,
@@ -221,3 +222,42 @@ def test_the_result_is_the_checked_claim():
     again = check(Claim("again", Eq(derived.expr, derived.asked)), engines=("general",))
     assert again.verdict == Verdict.PROVED
     assert str(derived) and derived._repr_latex_().startswith("$")
+
+
+def test_a_derivation_step_can_be_derived():
+    from lnsym import Derivation
+    from lnsym.checking.checker import Checker
+    from lnsym.derive import derived_step
+
+    step = derived_step(jvp(core(z), z, h))
+    assert _equal(step.expr, KNOWN["jacobian"][1])
+    chain = Derivation("jacobian", "The Jacobian, derived", jvp(core(z), z, h), [step])
+    result = Checker(FAST).check_derivation(chain)
+    assert result.verdict == Verdict.PROVED
+
+
+# ---------------------------------------------------------------------------------------
+# Derivatives with respect to scalars
+
+a_gain, b_bias = ir.scalar("a"), ir.scalar("b")
+
+SCALAR = {
+    "stabilizer": (diff(core(z), eps), -u / (2 * s**2)),
+    "shared_gain": (diff(layer_norm(z, a_gain * ones, beta), a_gain), u),
+    "shared_bias": (diff(layer_norm(z, gamma, b_bias * ones), b_bias), ones),
+    "root": (diff(s, eps), 1 / (2 * s)),
+    "twice": (diff(diff(core(z), eps), eps), 3 * u / (4 * s**4)),
+    "mixed": (
+        jvp(diff(core(z), eps), z, h),
+        (3 * dot(u, h) * u / d - center(h)) / (2 * s**3),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR))
+def test_derivatives_with_respect_to_scalars(name):
+    asked, by_hand = SCALAR[name]
+    assert _equal(by_hand, asked)
+    derived = derive(asked, options=FAST)
+    assert derived.result.verdict == Verdict.PROVED
+    assert derived.size <= size(by_hand), (str(derived), derived.size, size(by_hand))
