@@ -47,7 +47,7 @@ def catalog() -> list[Claim]:
     return claims
 
 
-def points(claim: Claim, d: int, count: int) -> list[numeric.Point]:
+def points(claim: Claim, d: int, count: int) -> list[numeric.SamplePoint]:
     """``count`` sample points of ``claim`` at dimension ``d``, drawn like evidence()'s."""
     sampler = numeric._Sampler(claim, 0, np.dtype(np.float64))
     sampler.small, sampler.large = [d], None
@@ -61,11 +61,11 @@ def cpu(run: object, *args: object) -> float:
     return time.process_time() - start
 
 
-def batched(claim: Claim, sample: list[numeric.Point]) -> None:
+def batched(claim: Claim, sample: list[numeric.SamplePoint]) -> None:
     numeric._compare_all(claim.statement, sample)
 
 
-def naive(claim: Claim, sample: list[numeric.Point]) -> None:
+def naive(claim: Claim, sample: list[numeric.SamplePoint]) -> None:
     for point in sample:
         numeric._compare(claim.statement, [point])
 

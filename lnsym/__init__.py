@@ -10,6 +10,7 @@ from lnsym.checking.claims import Claim, Result
 from lnsym.checking.lemmas import MEAN_VALUE_INEQUALITY, SPECTRAL_NORM
 from lnsym.checking.proof import Derivation, Step, by_lemma
 from lnsym.checking.verdicts import Verdict
+from lnsym.derive import Derived, derive
 from lnsym.engines.base import Counterexample
 from lnsym.exact.examples import WorkedExample, perturbation_ratio, worked_example
 from lnsym.ir import (
@@ -33,8 +34,8 @@ from lnsym.ir import (
     var,
     vector,
 )
-from lnsym.ir.calculus import grad, jvp, opnorm, vjp
-from lnsym.ir.layers import core, layer_norm
+from lnsym.ir.calculus import diff, grad, jvp, opnorm, vjp
+from lnsym.ir.layers import core, layer_norm, rms_norm, weight_norm
 
 # Importing lnsym.printing installs the IR's repr (lnsym.ir.nodes.PRINTERS).
 from lnsym.printing import latex, text
@@ -47,6 +48,7 @@ __all__ = [
     "Claim",
     "Counterexample",
     "Derivation",
+    "Derived",
     "Eq",
     "Le",
     "Result",
@@ -59,6 +61,8 @@ __all__ = [
     "centered",
     "core",
     "d",
+    "derive",
+    "diff",
     "dimension",
     "dimension_at_least",
     "dot",
@@ -75,11 +79,13 @@ __all__ = [
     "opnorm",
     "orthogonal",
     "perturbation_ratio",
+    "rms_norm",
     "scalar",
     "sqrt",
     "text",
     "var",
     "vector",
     "vjp",
+    "weight_norm",
     "worked_example",
 ]

@@ -7,6 +7,9 @@ that the verdict reports (ERROR or TIMEOUT), never tracebacks for users.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 
 class LnsymError(Exception):
     """Base class of every error lnsym raises on purpose."""
@@ -22,6 +25,27 @@ class ExpressionError(UserInputError, TypeError):
 
 class CatalogError(UserInputError):
     """A derivation module that cannot be loaded or does not define valid claims."""
+
+
+class LanguageError(UserInputError):
+    """Text in lnsym's expression language (docs/language.md) that does not parse or type-check.
+
+    The message is one line that names the column, e.g. ``column 7: expected ")" after the
+    arguments of mean, found "," in "mean(z, h"``.
+
+    Attributes:
+        column: where the problem is, 1-based (one past the end for a missing token).
+        text: the whole text that was parsed.
+    """
+
+    def __init__(self, message: str, *, column: int, text: str) -> None:
+        super().__init__(message)
+        self.column = column
+        self.text = text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The keyword-only fields survive pickling (e.g. across worker processes).
+        return (partial(type(self), column=self.column, text=self.text), self.args)
 
 
 class UnsupportedError(LnsymError):

@@ -71,7 +71,8 @@ class Derived:
         return latex(self.expr, abbreviations_for(self.expr, self.asked))
 
     def __str__(self) -> str:
-        return text(self.expr)
+        """``expr`` as one readable line, with the abbreviations of :attr:`latex`."""
+        return text(self.expr, abbreviations_for(self.expr, self.asked), readable=True)
 
     def _repr_latex_(self) -> str:
         return f"${self.latex}$"
@@ -114,7 +115,8 @@ def derive(expr: ir.Expr, *, options: Options | None = None) -> Derived:
             f"the derived form {text(derived)} was not proved equal to {text(expr)}: "
             f"{result.verdict} ({result.reason})"
         )
-    return Derived(expr, derived, (*steps, best), result)
+    chain = steps if best is steps[-1] else [*steps, best]
+    return Derived(expr, derived, tuple(chain), result)
 
 
 def derived_steps(previous: ir.Expr) -> list[Step]:
@@ -154,10 +156,7 @@ def _candidates(
     def reader() -> Reader:
         return Reader(named.layers, named.roots.values())
 
-    first = RewriteStep(
-        "named normal form: each core kept as 𝐮 with s = √(q + ε); derivatives by its rules",
-        reader().read(form),
-    )
+    first = RewriteStep(_named_why(named), reader().read(form))
     atoms = sorted(_plain_atoms(form))
     best = first
     for by_cores in (False, True):
@@ -176,6 +175,16 @@ def _candidates(
                     if size(candidate.expr) < size(best.expr):
                         best = candidate
     return [RewriteStep("as asked", asked), first], best
+
+
+def _named_why(named: NamedForms) -> str:
+    parts = []
+    if named.layers:
+        parts.append("each core kept as 𝐮 with s = √(q + ε), differentiated by its own rule")
+    if named.roots:
+        other = "other " if named.layers else ""
+        parts.append(f"each {other}square root kept as one quantity")
+    return "named normal form: " + ("; ".join(parts) if parts else "sums of ⊙-products")
 
 
 def _why(by_cores: bool, centered: tuple[str, ...], pulled: bool) -> str:

@@ -28,6 +28,8 @@ from lnsym.engines.general.vector_form import Form
 from lnsym.errors import UnsupportedError
 
 ONE: Monomial = ()
+#: Atoms written first in a product, as the notation ĝ = γ ⊙ g does.
+_PARAMETERS = ("gamma", "beta")
 _CENTERED_PREFIX = "_P_"
 
 
@@ -109,7 +111,11 @@ class Reader:
             self._names[layer.root] = ir.sqrt(layer.node.radicand())
         self._bases: dict[sympy.Symbol, ir.Expr] = {}
         for named in roots:
-            self._names[named.symbol] = ir.sqrt(named.base)
+            base = named.base  # √⟨v, v⟩ reads ‖v‖
+            if isinstance(base, ir.Dot) and base.left == base.right:
+                self._names[named.symbol] = ir.norm(base.left)
+            else:
+                self._names[named.symbol] = ir.sqrt(base)
             self._bases[named.symbol] = named.base
 
     # -- vectors ----------------------------------------------------------------------
@@ -171,7 +177,8 @@ class Reader:
     def _named(self, f: sympy.Expr) -> sympy.Expr:
         """Power sums replaced by symbols that stand for inner products and means."""
         rep: dict[sympy.Symbol, sympy.Expr] = {}
-        for sym in f.free_symbols:
+        # In a fixed order: the names made here order SymPy's terms (whatever the hash seed).
+        for sym in sorted(f.free_symbols, key=sympy.default_sort_key):
             m = _POWER_SUMS.get(sym)
             if m is None:
                 continue
@@ -183,8 +190,10 @@ class Reader:
         return f.xreplace(rep) if rep else f
 
     def _order(self, a: str) -> tuple[int, str]:
-        # In a product the input's parameters and directions come first, cores last: g ⊙ γ ⊙ 𝐮.
-        return (1 if a in self.layers else 0, a.removeprefix(_CENTERED_PREFIX))
+        # In a product the gain comes first and the cores last: γ ⊙ g ⊙ 𝐮 (= ĝ ⊙ 𝐮).
+        name = a.removeprefix(_CENTERED_PREFIX)
+        rank = 2 if a in self.layers else 0 if name in _PARAMETERS else 1
+        return (rank, name)
 
     def _dot_side(self, a: str, other: str) -> ir.Expr:
         # ⟨𝐮, P h⟩ = ⟨𝐮, h⟩: the P is dropped next to a core, whose coordinates sum to 0.

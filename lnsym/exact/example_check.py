@@ -14,10 +14,10 @@ import sympy
 import lnsym.exact.closed_form as cf
 from lnsym.errors import CrossCheckError
 from lnsym.exact.example_inputs import MAX_MATRIX_DIMENSION, Inputs
-from lnsym.exact.values import Value, entries, same
+from lnsym.exact.values import ExampleValue, entries, same
 
 
-def closed_values(x: Inputs) -> dict[str, Value | None]:
+def closed_values(x: Inputs) -> dict[str, ExampleValue | None]:
     """The quantities of :data:`~lnsym.exact.closed_form.QUANTITIES` from the closed forms.
 
     Jacobians become ``ImmutableMatrix``, as the IR computes them.
@@ -47,7 +47,9 @@ def closed_values(x: Inputs) -> dict[str, Value | None]:
     return table
 
 
-def cross_check(through_ir: dict[str, Value | None], closed: dict[str, Value | None]) -> None:
+def cross_check(
+    through_ir: dict[str, ExampleValue | None], closed: dict[str, ExampleValue | None]
+) -> None:
     """Raise :class:`CrossCheckError` at the first entry where the two computations differ."""
     for key, expected in closed.items():
         got = through_ir[key]
@@ -67,7 +69,7 @@ def cross_check(through_ir: dict[str, Value | None], closed: dict[str, Value | N
                 )
 
 
-def check_against_closed_forms(x: Inputs, through_ir: dict[str, Value | None]) -> None:
+def check_against_closed_forms(x: Inputs, through_ir: dict[str, ExampleValue | None]) -> None:
     """Check the values computed through the IR against :func:`closed_values`.
 
     Raises:

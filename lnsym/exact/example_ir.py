@@ -16,7 +16,7 @@ import sympy
 from lnsym import ir
 from lnsym.engines.general import GeneralEngine, instantiate
 from lnsym.exact.example_inputs import MAX_MATRIX_DIMENSION, Inputs
-from lnsym.exact.values import Value
+from lnsym.exact.values import ExampleValue
 from lnsym.ir.calculus import grad, jvp, vjp
 from lnsym.ir.layers import core, layer_norm
 
@@ -41,7 +41,7 @@ def _unit(d: int, j: int) -> list[sympy.Expr]:
     return [sympy.Integer(int(i == j)) for i in range(d)]
 
 
-def through_ir(x: Inputs) -> dict[str, Value | None]:
+def through_ir(x: Inputs) -> dict[str, ExampleValue | None]:
     """Every quantity of the example, evaluated from IR expressions by the general engine."""
     atoms = x.atoms()
 
@@ -57,7 +57,7 @@ def through_ir(x: Inputs) -> dict[str, Value | None]:
         return sympy.ImmutableMatrix(x.d, x.d, lambda i, j: columns[j][i])
 
     q_plus_eps = ir.var(_Z) + ir.eps
-    out: dict[str, Value | None] = {
+    out: dict[str, ExampleValue | None] = {
         "mean": at(ir.mean(_Z)),
         "centered": at(ir.center(_Z)),
         "variance": at(ir.var(_Z)),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lnsym import ir
-from lnsym.exact.values import Value
+from lnsym.exact.values import ExampleValue
 from lnsym.printing.printer import latex as _ir_latex
 
 #: The sections of a worked example, in order: key → heading.
@@ -36,7 +36,7 @@ class Row:
     formula: str
     latex_symbol: str
     latex_formula: str
-    value: Value
+    value: ExampleValue
 
 
 def _labels() -> dict[str, tuple[str, str, str, str, str]]:

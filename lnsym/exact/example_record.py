@@ -24,7 +24,7 @@ from lnsym.exact.value_format import (
     text_number,
     text_value,
 )
-from lnsym.exact.values import Value, Vector, decimal_text
+from lnsym.exact.values import ExampleValue, Vector, decimal_text
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class WorkedExample:
         return len(self.z)
 
     @staticmethod
-    def format_value(value: Value) -> str:
+    def format_value(value: ExampleValue) -> str:
         """The exact value as text, with a common surd pulled out where all entries share it.
 
         >>> WorkedExample.format_value((-2 / sympy.sqrt(3), sympy.Integer(0), 2 / sympy.sqrt(3)))
@@ -84,7 +84,7 @@ class WorkedExample:
         return text_value(value)
 
     @staticmethod
-    def format_latex(value: Value) -> str:
+    def format_latex(value: ExampleValue) -> str:
         r"""The exact value as LaTeX (math mode), in the same style as :meth:`format_value`.
 
         >>> print(WorkedExample.format_latex((-4 / sympy.sqrt(17), -1 / sympy.sqrt(17))))
@@ -93,7 +93,7 @@ class WorkedExample:
         return latex_value(value)
 
     @staticmethod
-    def format_decimal(value: Value) -> str | None:
+    def format_decimal(value: ExampleValue) -> str | None:
         """The value's decimals as text; None when every entry is an integer.
 
         >>> WorkedExample.format_decimal(1000 / sympy.sqrt(101))

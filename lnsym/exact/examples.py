@@ -46,7 +46,7 @@ from lnsym.exact.example_inputs import epsilon, rational, read_inputs
 from lnsym.exact.example_ir import through_ir
 from lnsym.exact.example_labels import Row as Row
 from lnsym.exact.example_record import WorkedExample as WorkedExample
-from lnsym.exact.values import Value as Value
+from lnsym.exact.values import ExampleValue as ExampleValue
 from lnsym.exact.values import Vector as Vector
 from lnsym.exact.values import decimal
 from lnsym.exact.values import same_value as same_value

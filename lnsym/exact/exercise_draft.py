@@ -21,7 +21,7 @@ from lnsym import ir
 from lnsym.engines.concrete import engine as concrete
 from lnsym.errors import CrossCheckError
 from lnsym.exact.closed_form import Vec
-from lnsym.exact.exercise_model import TITLES, AnswerLine, Exercise, Part, Prose, Value
+from lnsym.exact.exercise_model import TITLES, AnswerLine, Exercise, ExerciseValue, Part, Prose
 from lnsym.exact.exercise_writing import listing, prose, tex
 from lnsym.exact.nice_data import Novelty
 from lnsym.ir.layers import core, layer_norm
@@ -49,7 +49,7 @@ def _exactly(got: sympy.Expr, want: Fraction) -> bool:
     return sympy.minimal_polynomial(diff, _X) == _X
 
 
-def _entries(value: Value) -> list[Fraction]:
+def _entries(value: ExerciseValue) -> list[Fraction]:
     if isinstance(value, Fraction):
         return [value]
     if value and isinstance(value[0], tuple):
@@ -57,7 +57,7 @@ def _entries(value: Value) -> list[Fraction]:
     return list(value)  # type: ignore[arg-type]
 
 
-def _vector(value: Value) -> list[Fraction | Vec]:
+def _vector(value: ExerciseValue) -> list[Fraction | Vec]:
     """The entries of a datum bound to an IR vector atom (always a tuple, never a number)."""
     assert isinstance(value, tuple), value
     return list(value)
@@ -70,8 +70,8 @@ class Draft:
         self, number: int, kind: str, d: int, rng: random.Random, novelty: Novelty
     ) -> None:
         self.number, self.kind, self.d, self.rng, self.novelty = number, kind, d, rng, novelty
-        self.params: dict[str, Value] = {}
-        self.answers: dict[str, Value] = {}
+        self.params: dict[str, ExerciseValue] = {}
+        self.answers: dict[str, ExerciseValue] = {}
         self.parts: list[Part] = []
         self.setting: Prose = ()
 
@@ -79,7 +79,7 @@ class Draft:
         """Set the setting: "Let d = …, " and the items (prose with ``$...$`` math)."""
         self.setting = prose("Let $d = " + str(self.d) + "$, " + listing(list(items)) + ".")
 
-    def given(self, **values: Value) -> None:
+    def given(self, **values: ExerciseValue) -> None:
         """Record the data of the exercise (vectors named like IR atoms are bound to them)."""
         self.params.update(values)
 
@@ -94,7 +94,7 @@ class Draft:
     def answer(
         self,
         name: str,
-        closed: Value,
+        closed: ExerciseValue,
         expr: ir.Expr,
         *,
         wrt: ir.VectorAtom | None = None,

@@ -14,7 +14,8 @@ from typing import TypeAlias
 from lnsym.exact.closed_form import Mat, Vec
 from lnsym.printing.printer import Math
 
-Value: TypeAlias = Fraction | Vec | Mat
+#: A parameter or an answer of an exercise: a rational number, a vector or a matrix (Fractions).
+ExerciseValue: TypeAlias = Fraction | Vec | Mat
 
 #: The exercise kinds, in the order a sheet presents them.
 KINDS = (
@@ -70,8 +71,8 @@ class Exercise:
     d: int
     setting: Prose
     parts: tuple[Part, ...]
-    params: dict[str, Value]
-    answers: dict[str, Value]
+    params: dict[str, ExerciseValue]
+    answers: dict[str, ExerciseValue]
 
 
 @dataclass(frozen=True)

@@ -44,11 +44,11 @@ from lnsym.exact.exercise_model import KINDS as KINDS
 from lnsym.exact.exercise_model import TITLES as TITLES
 from lnsym.exact.exercise_model import AnswerLine as AnswerLine
 from lnsym.exact.exercise_model import Exercise as Exercise
+from lnsym.exact.exercise_model import ExerciseValue as ExerciseValue
 from lnsym.exact.exercise_model import Part as Part
 from lnsym.exact.exercise_model import Prose as Prose
 from lnsym.exact.exercise_model import Segment as Segment
 from lnsym.exact.exercise_model import Sheet as Sheet
-from lnsym.exact.exercise_model import Value as Value
 from lnsym.exact.exercise_options import DEFAULT_DIMENSIONS as DEFAULT_DIMENSIONS
 from lnsym.exact.exercise_options import MAX_COUNT as MAX_COUNT
 from lnsym.exact.exercise_options import MAX_D as MAX_D

@@ -20,7 +20,7 @@ from typing import Any
 
 import sympy
 
-from lnsym.exact.values import Value, decimal, decimal_text, entries
+from lnsym.exact.values import ExampleValue, decimal, decimal_text, entries
 
 
 def _surd(v: sympy.Expr) -> tuple[sympy.Rational, int] | None:
@@ -88,7 +88,7 @@ def _tuple_text(values: Sequence[str]) -> str:
     return "(" + ", ".join(values) + ")"
 
 
-def text_value(value: Value) -> str:
+def text_value(value: ExampleValue) -> str:
     """One-line text of an exact scalar or vector (a matrix: one line per row)."""
     if isinstance(value, tuple):
         factored = _factor(list(value))
@@ -123,7 +123,7 @@ def _latex_matrix_body(cells: list[list[str]]) -> str:
     return r"\begin{pmatrix} " + r" \\ ".join(rows) + r" \end{pmatrix}"
 
 
-def latex_value(value: Value) -> str:
+def latex_value(value: ExampleValue) -> str:
     """An exact scalar, vector or matrix as LaTeX (math mode)."""
     if isinstance(value, tuple):
         factored = _factor(list(value))
@@ -152,7 +152,7 @@ def latex_value(value: Value) -> str:
     return latex_number(value)
 
 
-def decimal_value_text(value: Value) -> str | None:
+def decimal_value_text(value: ExampleValue) -> str | None:
     """The decimal rendering, or None when every entry is an integer (nothing to add)."""
     if all(is_integer(v) for v in entries(value)):
         return None
@@ -165,7 +165,7 @@ def decimal_value_text(value: Value) -> str | None:
     return decimal_text(value)
 
 
-def json_value(value: Value) -> dict[str, Any]:
+def json_value(value: ExampleValue) -> dict[str, Any]:
     """``exact`` (SymPy strings), ``decimal`` (floats or None) and ``display`` (the text)."""
     if isinstance(value, sympy.MatrixBase):
         exact: Any = [[sympy.sstr(v) for v in value.row(i)] for i in range(value.rows)]

@@ -17,12 +17,13 @@ import sympy
 from sympy.core.evalf import PrecisionExhausted
 
 Vector: TypeAlias = tuple[sympy.Expr, ...]
-Value: TypeAlias = sympy.Expr | Vector | sympy.ImmutableMatrix
+#: A quantity of a worked example: a number, a vector or a Jacobian, all exact SymPy.
+ExampleValue: TypeAlias = sympy.Expr | Vector | sympy.ImmutableMatrix
 
 _X = sympy.Symbol("x")
 
 
-def entries(value: Value) -> list[sympy.Expr]:
+def entries(value: ExampleValue) -> list[sympy.Expr]:
     """The entries of a scalar, vector or matrix (a matrix row by row)."""
     if isinstance(value, sympy.MatrixBase):
         return list(value)
@@ -88,7 +89,7 @@ def same(a: sympy.Expr, b: sympy.Expr) -> bool:
     return sympy.minimal_polynomial(diff, _X) == _X
 
 
-def same_value(a: Value, b: Value) -> bool:
+def same_value(a: ExampleValue, b: ExampleValue) -> bool:
     """Whether two exact scalars, vectors or matrices are equal, decided exactly.
 
     >>> same_value((sympy.sqrt(sympy.Rational(9, 10)),), (3 * sympy.sqrt(10) / 10,))

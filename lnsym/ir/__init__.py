@@ -2,10 +2,11 @@
 
 - :mod:`~lnsym.ir.names` — d, ε, user scalars, and the checks every constant passes.
 - :mod:`~lnsym.ir.nodes` — the nodes, their constructors (vector, dot, mean, var, …) and
-  operators.
+  operators; the base class, the primitive nodes, coercion and the operators are defined in
+  :mod:`~lnsym.ir.primitives` and re-exported by ``nodes``.
 - :mod:`~lnsym.ir.relations` — Eq and Le (with a certificate).
 - :mod:`~lnsym.ir.assumptions` — centered, orthogonal, nonconstant, dimension.
-- :mod:`~lnsym.ir.calculus` — jvp, vjp, grad and the operator norm.
+- :mod:`~lnsym.ir.calculus` — jvp, vjp, grad, diff (w.r.t. a scalar) and the operator norm.
 - :mod:`~lnsym.ir.layers` — the normalizations (the :class:`~lnsym.ir.layers.Normalization`
   protocol, core, layer_norm).
 - :mod:`~lnsym.ir.signs` — the sign rules (part of the trusted kernel, docs/trust.md).

@@ -1,14 +1,17 @@
-"""Derivatives on the IR: directional derivatives (jvp), vector-Jacobian products and gradients.
+"""Derivatives on the IR: directional derivatives (jvp), vector-Jacobian products, gradients,
+and derivatives with respect to a scalar symbol (diff).
 
 These nodes only *name* a derivative; each interpreter computes it by its own rules (the
 general engine by differentiating normal forms, the concrete engine with SymPy's ``diff``),
 which is what lets the engines check each other.
 
->>> from lnsym.ir.nodes import vector, dot
+>>> from lnsym.ir.nodes import vector, dot, eps
 >>> from lnsym.ir.layers import core
 >>> z, h = vector("z"), vector("h")
 >>> jvp(core(z), z, h)
 D_z[core(z)](h)
+>>> diff(core(z), eps)
+∂_ε[core(z)]
 """
 
 from __future__ import annotations
@@ -16,8 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import sympy
+
 from lnsym.errors import ExpressionError
-from lnsym.ir.nodes import Expr, ScalarNode, VectorAtom, VectorNode, _operand, as_vector
+from lnsym.ir.names import d as _d
+from lnsym.ir.nodes import (
+    Const,
+    Expr,
+    ScalarNode,
+    VectorAtom,
+    VectorNode,
+    _operand,
+    as_vector,
+)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -27,6 +41,32 @@ class Jvp(Expr):
     expr: Expr
     wrt: VectorAtom
     direction: Expr
+
+    @property
+    def kind(self) -> str:
+        return self.expr.kind
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Diff(Expr):
+    """∂expr/∂wrt: the derivative of ``expr`` with respect to the scalar symbol ``wrt``.
+
+    ``wrt`` is a :class:`~lnsym.ir.nodes.Const` holding a SymPy symbol other than d (ε or a
+    user scalar). Like every derivative here, the result is a function of all the variables
+    of ``expr``, ``wrt`` included: ``diff(f, eps).subs(eps, 0)`` differentiates first and
+    then evaluates at ε = 0, which is not ``diff(f.subs(eps, 0), eps)`` (that is 0).
+
+    Raises:
+        ExpressionError: for a ``wrt`` that is not such a symbol.
+    """
+
+    expr: Expr
+    wrt: Const
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.wrt, Const):
+            raise ExpressionError(f"Diff needs the symbol as a constant node, not {self.wrt!r}")
+        _scalar_wrt(self.wrt)
 
     @property
     def kind(self) -> str:
@@ -68,8 +108,35 @@ class OperatorNorm(ScalarNode):
 
 def _wrt(wrt: Any) -> VectorAtom:
     if not isinstance(wrt, VectorAtom):
-        raise ExpressionError(f"derivatives are taken with respect to a vector atom, not {wrt!r}")
+        hint = ""
+        if isinstance(wrt, sympy.Symbol) or (
+            isinstance(wrt, Const) and isinstance(wrt.value, sympy.Symbol)
+        ):
+            hint = "; for a scalar symbol use diff(expr, symbol)"
+        raise ExpressionError(
+            f"derivatives are taken with respect to a vector atom, not {wrt!r}{hint}"
+        )
     return wrt
+
+
+def _scalar_wrt(wrt: Any) -> Const:
+    """The scalar symbol a derivative :func:`diff` is taken with respect to, as a Const."""
+    if isinstance(wrt, Expr) and wrt.kind == "vector":
+        raise ExpressionError(
+            f"diff() differentiates with respect to a scalar symbol, not the vector {wrt!r}: "
+            "for a vector atom use jvp(expr, atom, direction), grad or vjp"
+        )
+    value = wrt.value if isinstance(wrt, Const) else wrt
+    if isinstance(value, sympy.Symbol) and value == _d:
+        raise ExpressionError(
+            "cannot differentiate with respect to d: it is the dimension, a positive integer"
+        )
+    if not isinstance(value, sympy.Symbol):
+        raise ExpressionError(
+            f"diff() differentiates with respect to a scalar symbol (lnsym.eps or "
+            f"lnsym.scalar(name)), not {wrt!r}"
+        )
+    return wrt if isinstance(wrt, Const) else Const(value)
 
 
 def jvp(expr: Any, wrt: Any, direction: Any) -> Expr:
@@ -81,6 +148,24 @@ def jvp(expr: Any, wrt: Any, direction: Any) -> Expr:
         direction: the vector h in D_wrt[expr](h) = d/dt expr(wrt + t·h) at t = 0.
     """
     return Jvp(_operand(expr), _wrt(wrt), as_vector(direction))
+
+
+def diff(expr: Any, wrt: Any) -> Expr:
+    """∂expr/∂wrt: the derivative of a vector or scalar expression w.r.t. a scalar symbol.
+
+    Args:
+        expr: the expression to differentiate (the result has its kind).
+        wrt: ``lnsym.eps`` or a user scalar (``lnsym.scalar("a")``), as a SymPy symbol or
+            a constant node holding one; not ``d``, a number or a compound expression.
+
+    Raises:
+        ExpressionError: for any other ``wrt`` (a vector atom asks for :func:`jvp`).
+
+    >>> from lnsym.ir.nodes import vector, var, eps
+    >>> diff(var(vector("z")) + eps, eps)
+    ∂_ε[var(z) + ε]
+    """
+    return Diff(_operand(expr), _scalar_wrt(wrt))
 
 
 def vjp(expr: Any, wrt: Any, cotangent: Any) -> Expr:

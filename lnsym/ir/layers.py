@@ -1,17 +1,23 @@
-"""Normalization layers built from the IR: the core u_ε and the layer output y = γ⊙u + β.
+"""Normalization layers built from the IR: the core u_ε and the layer output y = γ⊙u + β,
+RMS normalization rms_ε(a) = a/√(mean(a⊙a) + ε), and weight normalization w = g·v/‖v‖.
 
-Every layer is a :class:`Normalization`: a defined node that divides by √(statistic + ε).
+Every layer but weight normalization is a :class:`Normalization`: a defined node that
+divides by √(statistic + ε).
 A new normalization is one subclass here or in user code (its fields, ``symbol``,
 ``statistic()`` and ``definition()``), one entry in
 :data:`lnsym.printing.notation.LATEX_NAMES` for its LaTeX name, and a derivation module;
 the engines' fast paths read :meth:`Normalization.statistic` and work for it unchanged.
 
->>> from lnsym.ir.nodes import vector
+>>> from lnsym.ir.nodes import scalar, vector
 >>> z, gamma, beta = vector("z"), vector("gamma"), vector("beta")
 >>> layer_norm(z, gamma, beta)
 LN(z; γ, β)
 >>> core(z).definition()
 (var(z) + ε)^(-1/2)·center(z)
+>>> rms_norm(z, gamma)
+γ ⊙ rms(z)
+>>> weight_norm(z, scalar("g"))
+wn(z, g)
 """
 
 from __future__ import annotations
@@ -26,7 +32,10 @@ from lnsym.ir.nodes import (
     Defined,
     Expr,
     Hadamard,
+    Mean,
+    Norm,
     Power,
+    ScalarProduct,
     ScalarSum,
     Scaled,
     Var,
@@ -94,6 +103,42 @@ class LayerNorm(Normalization):
         return VectorSum((Hadamard(self.gain, Core(self.arg, self.eps)), self.bias))
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class RMSNorm(Normalization):
+    """rms_ε(a) = a / √(mean(a ⊙ a) + ε), RMS normalization: no centering, no gain.
+
+    :func:`rms_norm` with a gain γ is ``Hadamard(γ, RMSNorm(a, ε))``, so this node is the
+    layer's only root and the engines' fast paths see it whether or not there is a gain.
+    """
+
+    arg: Expr
+    eps: Expr
+    symbol: ClassVar[str] = "rms"
+
+    def statistic(self) -> Expr:
+        return Mean(Hadamard(self.arg, self.arg))
+
+    def definition(self) -> Expr:
+        return Scaled(Power(self.radicand(), sympy.Rational(-1, 2)), self.arg)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class WeightNorm(Defined, VectorNode):
+    """w = g·v/‖v‖, weight normalization of a direction v with a scalar gain g.
+
+    Not a :class:`Normalization`: nothing is added under the root, so ‖w‖ = |g| exactly and
+    w is undefined at v = 0.
+    """
+
+    arg: Expr
+    gain: Expr
+    symbol: ClassVar[str] = "wn"
+
+    def definition(self) -> Expr:
+        scale = ScalarProduct((self.gain, Power(Norm(self.arg), sympy.Integer(-1))))
+        return Scaled(scale, self.arg)
+
+
 def core(a: Any, eps: Any = _eps) -> Expr:
     """The normalized core u_ε(a) = P a / √(q(a) + ε).
 
@@ -107,3 +152,21 @@ def core(a: Any, eps: Any = _eps) -> Expr:
 def layer_norm(a: Any, gamma: Any, beta: Any, eps: Any = _eps) -> Expr:
     """Layer normalization γ ⊙ u_ε(a) + β with gain ``gamma`` and bias ``beta``."""
     return LayerNorm(as_vector(a), as_vector(gamma), as_vector(beta), as_scalar(eps))
+
+
+def rms_norm(a: Any, gamma: Any = None, eps: Any = _eps) -> Expr:
+    """RMS normalization a/√(mean(a ⊙ a) + ε), times the gain γ coordinatewise if given.
+
+    Args:
+        a: a vector expression.
+        gamma: an optional gain vector; the result is then γ ⊙ rms_ε(a).
+        eps: the stabilizer; ``0`` gives the idealized, scale-invariant layer
+            (defined for a ≠ 0).
+    """
+    normalized = RMSNorm(as_vector(a), as_scalar(eps))
+    return normalized if gamma is None else Hadamard(as_vector(gamma), normalized)
+
+
+def weight_norm(v: Any, g: Any) -> Expr:
+    """Weight normalization g·v/‖v‖ of a vector ``v`` with a scalar gain ``g``."""
+    return WeightNorm(as_vector(v), as_scalar(g))

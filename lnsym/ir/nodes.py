@@ -7,6 +7,10 @@ inner product, scalar sum/product/power) plus *defined* nodes such as :func:`mea
 meaning ``definition()`` spells out in primitives — so every interpreter handles only the
 primitives, and the printers still show ``mean(z)`` rather than its expansion.
 
+The base class :class:`Expr`, the primitive nodes, coercion and the operators are in
+:mod:`lnsym.ir.primitives` (the operators build primitive nodes) and importable from here;
+this module adds the defined nodes, the constructors and the tree walks.
+
 >>> z = vector("z")
 >>> mean(z + 2 * ones)
 mean(z + 2·1)
@@ -16,124 +20,40 @@ mean(z + 2·1)
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, fields
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import sympy
 
-from lnsym.errors import ExpressionError
-from lnsym.ir.names import _ATOM_NAME, _check_constant, _check_name
+from lnsym.ir.names import _check_name
 from lnsym.ir.names import d as d
 from lnsym.ir.names import eps as eps
 from lnsym.ir.names import scalar as scalar
-
-#: How ``repr`` and Jupyter show IR objects: "text" and "latex" printers, installed by
-#: :mod:`lnsym.printing` when it is imported (``import lnsym`` does). The printers depend
-#: on the IR, so the IR may not import them.
-PRINTERS: dict[str, Callable[[Any], str]] = {}
-
-
-def shown(obj: Any, how: str) -> str:
-    """``obj`` through the installed ``how`` printer (a plain repr if there is none)."""
-    printer = PRINTERS.get(how)
-    return printer(obj) if printer is not None else object.__repr__(obj)
-
-
-class Expr:
-    """Base of every IR node: immutable, hashable, with arithmetic operators.
-
-    ``kind`` is ``"vector"`` or ``"scalar"``. Operators type-check eagerly and raise
-    :class:`~lnsym.errors.ExpressionError` for mixtures that have no meaning.
-    """
-
-    __slots__ = ()
-    # SymPy's operators defer to an operand with a higher _op_priority, so that
-    # ``sympy_expr * vector`` reaches our __rmul__ instead of failing inside SymPy.
-    _op_priority = 100.0
-
-    @property
-    def kind(self) -> str:
-        raise NotImplementedError
-
-    def children(self) -> tuple[Expr, ...]:
-        """The sub-expressions of this node, in field order."""
-        out: list[Expr] = []
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            items = value if isinstance(value, tuple) else (value,)
-            out.extend(v for v in items if isinstance(v, Expr))
-        return tuple(out)
-
-    def subs(self, target: Any, value: Any) -> Expr:
-        """Evaluate at ``target = value``: a vector atom and a vector, or a symbol and a scalar.
-
-        >>> z, c = vector("z"), scalar("c")
-        >>> mean(z).subs(z, c * ones)
-        mean(z)|_{z=c·1}
-        """
-        return substitution(self, target, value)
-
-    def __repr__(self) -> str:
-        return shown(self, "text")
-
-    def _repr_latex_(self) -> str:
-        return f"${shown(self, 'latex')}$"
-
-    # -- arithmetic -----------------------------------------------------------------
-    def __add__(self, other: Any) -> Expr:
-        return add(self, other)
-
-    def __radd__(self, other: Any) -> Expr:
-        return add(other, self)
-
-    def __sub__(self, other: Any) -> Expr:
-        return add(self, negate(other))
-
-    def __rsub__(self, other: Any) -> Expr:
-        return add(other, negate(self))
-
-    def __neg__(self) -> Expr:
-        return negate(self)
-
-    def __pos__(self) -> Expr:
-        return self
-
-    def __mul__(self, other: Any) -> Expr:
-        return multiply(self, other)
-
-    def __rmul__(self, other: Any) -> Expr:
-        return multiply(other, self)
-
-    def __truediv__(self, other: Any) -> Expr:
-        return multiply(self, power(_operand(other), -1))
-
-    def __rtruediv__(self, other: Any) -> Expr:
-        return multiply(other, power(self, -1))
-
-    def __pow__(self, exponent: Any) -> Expr:
-        return power(self, exponent)
-
-
-class VectorNode(Expr):
-    """An expression whose value is a vector in ℝ^d."""
-
-    __slots__ = ()
-
-    @property
-    def kind(self) -> str:
-        return "vector"
-
-
-class ScalarNode(Expr):
-    """An expression whose value is a real number."""
-
-    __slots__ = ()
-
-    @property
-    def kind(self) -> str:
-        return "scalar"
+from lnsym.ir.primitives import PRINTERS as PRINTERS
+from lnsym.ir.primitives import Const as Const
+from lnsym.ir.primitives import Dot as Dot
+from lnsym.ir.primitives import Expr as Expr
+from lnsym.ir.primitives import Hadamard as Hadamard
+from lnsym.ir.primitives import Ones as Ones
+from lnsym.ir.primitives import Power as Power
+from lnsym.ir.primitives import ScalarNode as ScalarNode
+from lnsym.ir.primitives import ScalarProduct as ScalarProduct
+from lnsym.ir.primitives import ScalarSum as ScalarSum
+from lnsym.ir.primitives import Scaled as Scaled
+from lnsym.ir.primitives import Substitution as Substitution
+from lnsym.ir.primitives import VectorAtom as VectorAtom
+from lnsym.ir.primitives import VectorNode as VectorNode
+from lnsym.ir.primitives import VectorSum as VectorSum
+from lnsym.ir.primitives import _is_zero_literal as _is_zero_literal
+from lnsym.ir.primitives import _operand as _operand
+from lnsym.ir.primitives import add as add
+from lnsym.ir.primitives import as_scalar as as_scalar
+from lnsym.ir.primitives import as_vector as as_vector
+from lnsym.ir.primitives import multiply as multiply
+from lnsym.ir.primitives import negate as negate
+from lnsym.ir.primitives import power as power
+from lnsym.ir.primitives import shown as shown
+from lnsym.ir.primitives import substitution as substitution
 
 
 class Defined(Expr):
@@ -148,101 +68,6 @@ class Defined(Expr):
 
     def definition(self) -> Expr:
         raise NotImplementedError
-
-
-# ---------------------------------------------------------------------------------------
-# Primitive vectors
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class VectorAtom(VectorNode):
-    """A named vector variable in ℝ^d."""
-
-    name: str
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _ATOM_NAME.match(self.name):
-            raise ExpressionError(f"invalid vector name {self.name!r}")
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Ones(VectorNode):
-    """The all-ones vector 1."""
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class VectorSum(VectorNode):
-    """A sum of two or more vectors."""
-
-    terms: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Scaled(VectorNode):
-    """A scalar multiple ``coefficient · vector``."""
-
-    coefficient: Expr
-    vector: Expr
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Hadamard(VectorNode):
-    """The coordinatewise product ``left ⊙ right``."""
-
-    left: Expr
-    right: Expr
-
-
-# ---------------------------------------------------------------------------------------
-# Primitive scalars
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Const(ScalarNode):
-    """A real SymPy expression free of vectors: a number, ``d``, ``eps``, a user scalar.
-
-    The IR is real: a constant that is not real (``I``, ``(-8)^(1/3)``, a symbol without a
-    real assumption), infinite, or whose symbols have names outside the identifier grammar
-    is refused here, so no engine and no printer ever sees one.
-
-    Raises:
-        ExpressionError: for such a value.
-    """
-
-    value: sympy.Expr
-
-    def __post_init__(self) -> None:
-        _check_constant(self.value)
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Dot(ScalarNode):
-    """The inner product ⟨left, right⟩ = Σᵢ leftᵢ·rightᵢ."""
-
-    left: Expr
-    right: Expr
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class ScalarSum(ScalarNode):
-    """A sum of two or more scalars."""
-
-    terms: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class ScalarProduct(ScalarNode):
-    """A product of two or more scalars."""
-
-    factors: tuple[Expr, ...]
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Power(ScalarNode):
-    """``base ** exponent`` for a scalar base and a SymPy (usually rational) exponent."""
-
-    base: Expr
-    exponent: sympy.Expr
 
 
 # ---------------------------------------------------------------------------------------
@@ -293,23 +118,6 @@ class Norm(Defined, ScalarNode):
 
     def definition(self) -> Expr:
         return Power(Dot(self.arg, self.arg), sympy.Rational(1, 2))
-
-
-# ---------------------------------------------------------------------------------------
-# Evaluation at a point
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Substitution(Expr):
-    """``expr`` evaluated at ``target = value`` (after any derivative inside it is taken)."""
-
-    expr: Expr
-    target: Expr  # a VectorAtom or a Const holding a SymPy symbol
-    value: Expr
-
-    @property
-    def kind(self) -> str:
-        return self.expr.kind
 
 
 # ---------------------------------------------------------------------------------------
@@ -364,137 +172,6 @@ def var(a: Any) -> Expr:
 def norm(a: Any) -> Expr:
     """The Euclidean norm ‖a‖."""
     return Norm(as_vector(a))
-
-
-def substitution(expr: Any, target: Any, value: Any) -> Expr:
-    """``expr`` at ``target = value``; see :meth:`Expr.subs`."""
-    expr = _operand(expr)
-    if isinstance(target, VectorAtom):
-        return Substitution(expr, target, as_vector(value))
-    if isinstance(target, sympy.Symbol) and target not in (d,):
-        return Substitution(expr, Const(target), as_scalar(value))
-    raise ExpressionError(
-        f"cannot substitute for {target!r}: give a vector atom or a scalar symbol other than d"
-    )
-
-
-# ---------------------------------------------------------------------------------------
-# Coercion and operators
-
-
-def as_scalar(x: Any) -> Expr:
-    """Coerce an int, Fraction, SymPy expression or scalar IR node to a scalar node.
-
-    Strings are refused on purpose: they would have to go through SymPy's parser.
-
-    Raises:
-        ExpressionError: for vectors, floats, strings and anything else.
-    """
-    if isinstance(x, Expr):
-        if x.kind != "scalar":
-            raise ExpressionError(f"expected a scalar, got the vector {x!r}")
-        return x
-    if isinstance(x, bool):
-        raise ExpressionError("booleans are not scalars")
-    if isinstance(x, int):
-        return Const(sympy.Integer(x))
-    if isinstance(x, Fraction):
-        return Const(sympy.Rational(x.numerator, x.denominator))
-    if isinstance(x, sympy.Expr) and not isinstance(x, sympy.MatrixBase):
-        return Const(x)
-    if isinstance(x, float):
-        raise ExpressionError(
-            f"the float {x!r} is inexact; use fractions.Fraction or sympy.Rational"
-        )
-    if isinstance(x, str):
-        raise ExpressionError(
-            f"strings are never parsed into expressions ({x!r}); use lnsym.parse for numbers"
-        )
-    raise ExpressionError(f"cannot use {type(x).__name__} as a scalar")
-
-
-def as_vector(x: Any) -> Expr:
-    """Check that ``x`` is a vector IR node.
-
-    Raises:
-        ExpressionError: otherwise.
-    """
-    if isinstance(x, Expr) and x.kind == "vector":
-        return x
-    raise ExpressionError(f"expected a vector expression, got {x!r}")
-
-
-def _operand(x: Any) -> Expr:
-    return x if isinstance(x, Expr) else as_scalar(x)
-
-
-def _is_zero_literal(x: Any) -> bool:
-    return (isinstance(x, int) and not isinstance(x, bool) and x == 0) or (
-        isinstance(x, sympy.Integer) and x == 0
-    )
-
-
-def add(a: Any, b: Any) -> Expr:
-    """``a + b`` for two vectors or two scalars; a literal 0 is neutral (so ``sum`` works)."""
-    if isinstance(b, Expr) and b.kind == "vector" and _is_zero_literal(a):
-        return b
-    if isinstance(a, Expr) and a.kind == "vector" and _is_zero_literal(b):
-        return a
-    a, b = _operand(a), _operand(b)
-    if a.kind != b.kind:
-        raise ExpressionError(
-            f"cannot add a {a.kind} and a {b.kind} ({a!r}, {b!r}); write c * ones for c·1"
-        )
-    cls = VectorSum if a.kind == "vector" else ScalarSum
-    return cls(_flatten(cls, a) + _flatten(cls, b))
-
-
-def _flatten(cls: type, e: Expr) -> tuple[Expr, ...]:
-    return e.terms if isinstance(e, cls) else (e,)  # type: ignore[attr-defined]
-
-
-def negate(a: Any) -> Expr:
-    """``-a``."""
-    return multiply(-1, a)
-
-
-def multiply(a: Any, b: Any) -> Expr:
-    """``a * b``: scalar·scalar, scalar·vector, vector·scalar, or vector ⊙ vector."""
-    a, b = _operand(a), _operand(b)
-    if a.kind == "vector" and b.kind == "vector":
-        return Hadamard(a, b)
-    if a.kind == "vector":
-        a, b = b, a
-    if b.kind == "vector":
-        # c·(k·v) is kept as (c·k)·v so that printed coefficients do not nest.
-        if isinstance(b, Scaled):
-            return Scaled(multiply(a, b.coefficient), b.vector)
-        return Scaled(a, b)
-    if isinstance(a, Const) and isinstance(b, Const):
-        return Const(a.value * b.value)
-    if a == Const(sympy.Integer(1)):
-        return b
-    if b == Const(sympy.Integer(1)):
-        return a
-    factors = (a.factors if isinstance(a, ScalarProduct) else (a,)) + (
-        b.factors if isinstance(b, ScalarProduct) else (b,)
-    )
-    return ScalarProduct(factors)
-
-
-def power(base: Any, exponent: Any) -> Expr:
-    """``base ** exponent`` for a scalar base and a numeric or SymPy exponent."""
-    base = _operand(base)
-    if base.kind != "scalar":
-        raise ExpressionError(f"cannot raise the vector {base!r} to a power; use a * a")
-    if isinstance(exponent, Expr):
-        raise ExpressionError("exponents must be numbers or SymPy expressions, not IR nodes")
-    exponent_value = as_scalar(exponent).value  # type: ignore[attr-defined]
-    if exponent_value == 1:
-        return base
-    if isinstance(base, Const):
-        return Const(base.value**exponent_value)
-    return Power(base, exponent_value)
 
 
 def sqrt(x: Any) -> Expr:

@@ -5,6 +5,8 @@
   the dispatch of defined nodes (:class:`lnsym.ir.nodes.Defined`).
 - :func:`ir_precedence` and :func:`negated` — how tightly a node binds, and a node without
   its leading minus sign.
+- :func:`split_product` — a product as sign, numerator and denominator, as both printers
+  write fractions.
 - ``ADD``, ``MUL``, ``POW``, ``ATOM`` — SymPy's precedence levels used by the printers.
 
 >>> from lnsym import mean, var, vector
@@ -15,6 +17,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -63,15 +66,58 @@ def negated(e: ir.Expr) -> ir.Expr | None:
     return None
 
 
+def split_product(factors: Iterable[ir.Expr]) -> tuple[str, list[ir.Expr], list[ir.Expr]]:
+    """Sign, numerator and denominator factors of a product, numbers first.
+
+    How both printers write a product as one fraction: a factor ``x^(-k)`` goes into the
+    denominator as ``x^k``, a constant is split into its numerator and denominator, and
+    the signs of the constants are gathered in front (``"-"`` or ``""``).
+
+    >>> from lnsym import vector, dot, d
+    >>> z = vector("z")
+    >>> split_product((ir.Const(-2 / d), dot(z, z), dot(z, z) ** -1))
+    ('-', [2, ⟨z, z⟩], [d, ⟨z, z⟩])
+    """
+    negative = False
+    numerator: list[ir.Expr] = []
+    denominator: list[ir.Expr] = []
+    for f in factors:
+        if isinstance(f, ir.Power) and f.exponent.is_negative:
+            denominator.append(ir.power(f.base, -f.exponent))
+        elif isinstance(f, ir.Const):
+            num, den = sympy.fraction(f.value)
+            if num.could_extract_minus_sign():
+                negative, num = not negative, -num
+            if num != 1:
+                numerator.append(ir.Const(num))
+            if den != 1:
+                denominator.append(ir.Const(den))
+        else:
+            numerator.append(f)
+
+    def rank(x: ir.Expr) -> int:
+        if isinstance(x, ir.Const):
+            return 0 if x.value.is_number else 1
+        return 2
+
+    numerator.sort(key=rank)
+    denominator.sort(key=rank)
+    return ("-" if negative else ""), numerator, denominator
+
+
 @cache
 def _defined_method(printer: type, node: type) -> str:
     """The printer's own ``_print_<Class>`` method for a defined node class.
 
     SymPy dispatches on class *names*, so a defined node called, say, ``Max`` or ``Trace``
     would reach SymPy's method for its own ``Max``; only methods of lnsym's printers count,
-    and ``_print_Defined`` (the function-call form) is the fallback.
+    and only for lnsym's own node classes: a user's node that happens to share a built-in
+    layer's name (a toy ``RMSNorm``) is not printed by the method written for that layer.
+    ``_print_Defined`` (the function-call form) is the fallback.
     """
     for cls in node.__mro__:
+        if not cls.__module__.startswith("lnsym."):
+            continue
         name = "_print_" + cls.__name__
         owner = next((k for k in printer.__mro__ if name in vars(k)), None)
         if owner is not None and owner.__module__.startswith("lnsym."):

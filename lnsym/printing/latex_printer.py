@@ -28,13 +28,11 @@ from sympy.printing.latex import LatexPrinter as _SympyLatexPrinter
 
 from lnsym import ir
 from lnsym.ir.calculus import Jvp, Vjp
-from lnsym.printing.base import ADD, ATOM, MUL, POW, IRPrinting, ir_precedence
+from lnsym.printing.base import ADD, ATOM, MUL, POW, IRPrinting, ir_precedence, split_product
 from lnsym.printing.notation import (
-    INPUT,
-    Q,
     S,
-    U,
-    Y,
+    abbreviation,
+    is_core_jacobian,
     is_square_norm,
     latex_name,
     root_power,
@@ -97,22 +95,17 @@ class LatexPrinter(IRPrinting, _SympyLatexPrinter):
 
     def _abbreviated(self, e: Any) -> str | None:
         """The short name of ``e`` when an active abbreviation covers it."""
-        if e == Q and self._short("q"):
-            return "q"
-        if e == U and self._short("u"):
-            return r"\mathbf{u}"
-        if e == Y and self._short("y"):
-            return r"\mathbf{y}"
-        if root_power(e) == 1 and self._short("s"):
-            return "s"
-        return None
+        short = abbreviation(e, self._settings["abbreviations"])
+        if short in ("u", "y"):
+            return rf"\mathbf{{{short}}}"
+        return short
 
     def _precedence(self, e: Any) -> int:
         if self._abbreviated(e) is not None:
             return ATOM
         if is_square_norm(e):
             return POW  # printed as a squared norm
-        if isinstance(e, Jvp | Vjp) and e.expr == U and e.wrt == INPUT and self._short("J"):
+        if isinstance(e, Jvp | Vjp) and self._jacobian_of_core(e):
             return MUL  # printed as a matrix-vector product
         return ir_precedence(e)
 
@@ -147,34 +140,6 @@ class LatexPrinter(IRPrinting, _SympyLatexPrinter):
         return self._print(e.value)
 
     # -- products and fractions -------------------------------------------------------
-    def _split(self, factors: Iterable[ir.Expr]) -> tuple[str, list[ir.Expr], list[ir.Expr]]:
-        """Sign, numerator and denominator factors of a product, numbers first."""
-        negative = False
-        numerator: list[ir.Expr] = []
-        denominator: list[ir.Expr] = []
-        for f in factors:
-            if isinstance(f, ir.Power) and f.exponent.is_negative:
-                denominator.append(ir.power(f.base, -f.exponent))
-            elif isinstance(f, ir.Const):
-                num, den = sympy.fraction(f.value)
-                if num.could_extract_minus_sign():
-                    negative, num = not negative, -num
-                if num != 1:
-                    numerator.append(ir.Const(num))
-                if den != 1:
-                    denominator.append(ir.Const(den))
-            else:
-                numerator.append(f)
-
-        def rank(x: ir.Expr) -> int:
-            if isinstance(x, ir.Const):
-                return 0 if x.value.is_number else 1
-            return 2
-
-        numerator.sort(key=rank)
-        denominator.sort(key=rank)
-        return ("-" if negative else ""), numerator, denominator
-
     def _product(self, factors: list[ir.Expr]) -> str:
         if len(factors) == 1:
             return self._print(factors[0])
@@ -213,7 +178,7 @@ class LatexPrinter(IRPrinting, _SympyLatexPrinter):
         return rf"{sign}\frac{{{num}}}{{{self._nested(denominator)}}}"
 
     def _print_ScalarProduct(self, e: ir.ScalarProduct) -> str:
-        return self._fraction(*self._split(e.factors))
+        return self._fraction(*split_product(e.factors))
 
     def _print_Scaled(self, e: ir.Scaled) -> str:
         vector = e.vector
@@ -224,7 +189,7 @@ class LatexPrinter(IRPrinting, _SympyLatexPrinter):
             if isinstance(e.coefficient, ir.ScalarProduct)
             else (e.coefficient,)
         )
-        sign, numerator, denominator = self._split(factors)
+        sign, numerator, denominator = split_product(factors)
         if denominator and not numerator:
             if self._precedence(vector) <= ADD:
                 inner = self._print(vector)
@@ -283,9 +248,12 @@ class LatexPrinter(IRPrinting, _SympyLatexPrinter):
             sub += f"; {self._print(e.eps)}"
         return self._call(rf"\operatorname{{LN}}_{{{sub}}}", e.arg)
 
+    def _print_RMSNorm(self, e: Any) -> str:
+        return self._call(rf"\operatorname{{RMS}}_{{{self._print(e.eps)}}}", e.arg)
+
     # -- derivatives ------------------------------------------------------------------
     def _jacobian_of_core(self, e: Any) -> bool:
-        return e.expr == U and e.wrt == INPUT and self._short("J")
+        return is_core_jacobian(e, self._settings["abbreviations"])
 
     def _print_Jvp(self, e: Any) -> str:
         if self._jacobian_of_core(e):
@@ -304,6 +272,9 @@ class LatexPrinter(IRPrinting, _SympyLatexPrinter):
 
     def _print_Grad(self, e: Any) -> str:
         return rf"\nabla_{{{self._print(e.wrt)}}} " + self._wrap(self._print(e.expr), "(", ")")
+
+    def _print_Diff(self, e: Any) -> str:
+        return rf"\partial_{{{self._print(e.wrt)}}} " + self._wrap(self._print(e.expr), "[", "]")
 
     def _print_OperatorNorm(self, e: Any) -> str:
         if self._jacobian_of_core(e):

@@ -4,7 +4,9 @@ r"""Notation shared by the printers: names of defined nodes and the report's abb
   one entry is all a new normalization needs to be typeset.
 - :func:`defined_name` / :func:`latex_name` — the text and LaTeX names of a defined node.
 - :data:`ABBREVIATIONS` and the quantities they stand for (q, s, 𝐮, 𝐲, J), with
-  :func:`abbreviations_for`, which decides where a short name cannot be confused.
+  :func:`abbreviations_for`, which decides where a short name cannot be confused, and
+  :func:`abbreviation` / :func:`root_power` / :func:`is_core_jacobian`, which both printers
+  ask where a short name goes.
 
 >>> from lnsym.ir import Mean, vector
 >>> defined_name(Mean(vector("z"))), latex_name(Mean(vector("z")))
@@ -32,15 +34,17 @@ from lnsym.ir.layers import Core, LayerNorm
 #:
 #: A defined node without an entry is typeset ``\operatorname{symbol}(…)``, so every node
 #: prints; an entry gives it its mathematical name. A new normalization, say
-#: ``class RMSNorm(Defined, VectorNode)`` with ``symbol = "rms"``, is typeset
-#: ``\operatorname{RMS}(\mathbf{z}, \varepsilon)`` by adding ``"rms": r"\operatorname{RMS}"``
-#: here. A node that needs another shape (subscripts, delimiters, as for u_ε, LN, P a and
-#: ‖a‖) gets a ``_print_<Class>`` method in the printers instead, which takes precedence.
+#: ``class PowerNorm(Defined, VectorNode)`` with ``symbol = "pn"``, is typeset
+#: ``\operatorname{PN}(\mathbf{z}, \varepsilon)`` by adding ``"pn": r"\operatorname{PN}"``
+#: here, as weight normalization's ``"wn"`` is. A node that needs another shape
+#: (subscripts, delimiters, as for u_ε, LN, RMS_ε, P a and ‖a‖) gets a ``_print_<Class>``
+#: method in the printers instead, which takes precedence (for lnsym's own node classes).
 #: In text every defined node is written ``symbol(arg₁, arg₂, …)`` unless a method says
 #: otherwise.
 LATEX_NAMES: dict[str, str] = {
     "mean": r"\mu",  # μ(a), the coordinate mean
     "var": "q",  # q(a), the coordinate variance
+    "wn": r"\operatorname{WN}",  # WN(v, g) = g·v/‖v‖, weight normalization
 }
 
 #: Symbols that can be set upright as they are with ``\operatorname``.
@@ -91,6 +95,32 @@ def root_power(e: Any) -> sympy.Expr | None:
         if k.is_Integer and k % 2 == 1:
             return k
     return None
+
+
+def abbreviation(e: Any, allowed: frozenset[str]) -> str | None:
+    """The abbreviation among ``allowed`` that names ``e`` itself: q, u, y or s; else None.
+
+    Both printers write the letter their own way (𝐮 is bold in LaTeX, ``u`` in text).
+
+    >>> from lnsym import vector, core, var, eps, sqrt
+    >>> z = vector("z")
+    >>> abbreviation(sqrt(var(z) + eps), ABBREVIATIONS), abbreviation(core(z), frozenset("q"))
+    ('s', None)
+    """
+    if e == Q and "q" in allowed:
+        return "q"
+    if e == U and "u" in allowed:
+        return "u"
+    if e == Y and "y" in allowed:
+        return "y"
+    if root_power(e) == 1 and "s" in allowed:
+        return "s"
+    return None
+
+
+def is_core_jacobian(e: Any, allowed: frozenset[str]) -> bool:
+    """A derivative node (D, vjp, operator norm) of 𝐮 = u_ε(z) in z, written with J."""
+    return "J" in allowed and getattr(e, "expr", None) == U and getattr(e, "wrt", None) == INPUT
 
 
 def is_square_norm(e: Any) -> bool:

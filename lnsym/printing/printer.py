@@ -4,7 +4,8 @@ The public face of the printers, gathered from the modules that hold them:
 
 - :mod:`~lnsym.printing.base` — the tree walk both printers share; a new node needs one
   ``_print_<Class>`` method per printer at most, and a defined node none.
-- :mod:`~lnsym.printing.text_printer` — :class:`TextPrinter` and :func:`text`.
+- :mod:`~lnsym.printing.text_printer` — :class:`TextPrinter`, :class:`ReadableTextPrinter`
+  and :func:`text`.
 - :mod:`~lnsym.printing.latex_printer` — :class:`LatexPrinter`, :func:`latex`, :class:`Math`.
 - :mod:`~lnsym.printing.notation` — names of defined nodes (:data:`LATEX_NAMES`) and the
   report's abbreviations (:data:`ABBREVIATIONS`, :func:`abbreviations_for`).
@@ -29,6 +30,14 @@ used only where it cannot be confused (see :func:`abbreviations_for`):
 >>> bound = Le(norm(jvp(core(z), z, h)) ** 2, norm(h) ** 2 / eps)
 >>> print(latex(bound, abbreviations=abbreviations_for(bound)))
 \\lVert J \\mathbf{h} \\rVert^{2} \\le \\frac{\\lVert \\mathbf{h} \\rVert^{2}}{\\varepsilon}
+
+The text printer takes the same abbreviations, and with ``readable=True`` writes a line the
+way the LaTeX printer typesets it:
+
+>>> text(bound, abbreviations_for(bound))
+'‖J(h)‖^2 ≤ ‖h‖^2·1/ε'
+>>> text(bound, abbreviations_for(bound), readable=True)
+'‖Jh‖² ≤ ‖h‖²/ε'
 """
 
 from __future__ import annotations
@@ -46,5 +55,6 @@ from lnsym.printing.notation import GAIN as GAIN
 from lnsym.printing.notation import INPUT as INPUT
 from lnsym.printing.notation import LATEX_NAMES as LATEX_NAMES
 from lnsym.printing.notation import abbreviations_for as abbreviations_for
+from lnsym.printing.text_printer import ReadableTextPrinter as ReadableTextPrinter
 from lnsym.printing.text_printer import TextPrinter as TextPrinter
 from lnsym.printing.text_printer import text as text

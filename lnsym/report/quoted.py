@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import sympy
 
-from lnsym.exact.examples import Value, same_value
+from lnsym.exact.examples import ExampleValue, same_value
 
 _TOKEN = re.compile(r"\s*(≈|\(|\)|,|/|√|-|−|10\^[-−]?\d+|\d+(?:\.\d+)?)", re.ASCII)
 
@@ -49,12 +49,12 @@ class Quoted:
     """
 
     text: str
-    value: Value
+    value: ExampleValue
     latex: str
     approximate: bool = False
     decimals: int = 0
 
-    def agrees(self, exact: Value) -> bool:
+    def agrees(self, exact: ExampleValue) -> bool:
         """Whether ``exact`` is this number: equal, or rounding to it when approximate."""
         if not self.approximate:
             return same_value(exact, self.value)

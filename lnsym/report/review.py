@@ -58,7 +58,7 @@ class Statement:
 
 
 @dataclass(frozen=True)
-class Point:
+class SourcePoint:
     """The inputs of an exact worked example, as the source writes them (quoted numbers)."""
 
     z: str
@@ -79,7 +79,7 @@ class Target:
 
 
 @dataclass(frozen=True)
-class Value:
+class SourceQuantity:
     """One quantity of an example and the number the source prints for it.
 
     Args:
@@ -101,8 +101,8 @@ class Value:
 class Example:
     """Values of one worked example at one point."""
 
-    at: Point | Target
-    values: tuple[Value, ...]
+    at: SourcePoint | Target
+    values: tuple[SourceQuantity, ...]
 
 
 @dataclass(frozen=True)
@@ -260,10 +260,16 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(1, 2, 3)", "1/3"),
-                    (Value("mean", "2"), Value("variance", "2/3"), Value("core", "(-1, 0, 1)")),
+                    SourcePoint("(1, 2, 3)", "1/3"),
+                    (
+                        SourceQuantity("mean", "2"),
+                        SourceQuantity("variance", "2/3"),
+                        SourceQuantity("core", "(-1, 0, 1)"),
+                    ),
                 ),
-                Example(Point("(11, 12, 13)", "1/3"), (Value("core", "(-1, 0, 1)"),)),
+                Example(
+                    SourcePoint("(11, 12, 13)", "1/3"), (SourceQuantity("core", "(-1, 0, 1)"),)
+                ),
             ),
         ),
         Paragraph(
@@ -290,8 +296,8 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(2, 4, 6)", "1/3"),
-                    (Value("variance", "8/3"), Value("core", "(-2/√3, 0, 2/√3)")),
+                    SourcePoint("(2, 4, 6)", "1/3"),
+                    (SourceQuantity("variance", "8/3"), SourceQuantity("core", "(-2/√3, 0, 2/√3)")),
                 ),
             ),
         ),
@@ -343,16 +349,16 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(3, 3, 3)", "1", beta="(1, -1, 2)"),
+                    SourcePoint("(3, 3, 3)", "1", beta="(1, -1, 2)"),
                     (
-                        Value("core", "(0, 0, 0)"),
-                        Value("output", "(1, -1, 2)"),
-                        Value("output_mean", "2/3"),
+                        SourceQuantity("core", "(0, 0, 0)"),
+                        SourceQuantity("output", "(1, -1, 2)"),
+                        SourceQuantity("output_mean", "2/3"),
                     ),
                 ),
                 Example(
-                    Point("(3, 3, 3)", "1/100", gamma="(2, 0, -1)", beta="(1, -1, 2)"),
-                    (Value("core", "(0, 0, 0)"), Value("output", "(1, -1, 2)")),
+                    SourcePoint("(3, 3, 3)", "1/100", gamma="(2, 0, -1)", beta="(1, -1, 2)"),
+                    (SourceQuantity("core", "(0, 0, 0)"), SourceQuantity("output", "(1, -1, 2)")),
                 ),
             ),
         ),
@@ -378,8 +384,8 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(3, 3, 3)", "1", beta="(1, -1, 2)", half_squared_norm=True),
-                    (Value("grad_beta", "(1, -1, 2)"),),
+                    SourcePoint("(3, 3, 3)", "1", beta="(1, -1, 2)", half_squared_norm=True),
+                    (SourceQuantity("grad_beta", "(1, -1, 2)"),),
                 ),
             ),
         ),
@@ -446,13 +452,13 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(1, 1, -2)", "2", gamma="(2, 0, -1)"),
+                    SourcePoint("(1, 1, -2)", "2", gamma="(2, 0, -1)"),
                     (
-                        Value("mean", "0"),
-                        Value("variance", "2"),
-                        Value("core", "(1/2, 1/2, -1)"),
-                        Value("output_mean", "2/3"),
-                        Value("output_variance", "2/9"),
+                        SourceQuantity("mean", "0"),
+                        SourceQuantity("variance", "2"),
+                        SourceQuantity("core", "(1/2, 1/2, -1)"),
+                        SourceQuantity("output_mean", "2/3"),
+                        SourceQuantity("output_variance", "2/9"),
                     ),
                 ),
             ),
@@ -462,7 +468,8 @@ ARTICLE = Source(
                     "the output of the example, γ ⊙ u_ε(z) with γ = (2, 0, −1)",
                     ("source.layer_definition",),
                     example=Example(
-                        Point("(1, 1, -2)", "2", gamma="(2, 0, -1)"), (Value("output"),)
+                        SourcePoint("(1, 1, -2)", "2", gamma="(2, 0, -1)"),
+                        (SourceQuantity("output"),),
                     ),
                 ),
             ),
@@ -488,8 +495,8 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(1, 1, -2)", "2", gamma="(2, 0, -1)", half_squared_norm=True),
-                    (Value("grad_gamma", "(1/2, 0, -1)"),),
+                    SourcePoint("(1, 1, -2)", "2", gamma="(2, 0, -1)", half_squared_norm=True),
+                    (SourceQuantity("grad_gamma", "(1/2, 0, -1)"),),
                 ),
             ),
         ),
@@ -591,11 +598,19 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(1, 2, 3)", "1/3"),
-                    (Value("mean", "2"), Value("variance", "2/3"), Value("core", "(-1, 0, 1)")),
+                    SourcePoint("(1, 2, 3)", "1/3"),
+                    (
+                        SourceQuantity("mean", "2"),
+                        SourceQuantity("variance", "2/3"),
+                        SourceQuantity("core", "(-1, 0, 1)"),
+                    ),
                 ),
-                Example(Point("(101, 102, 103)", "1/3"), (Value("core", "(-1, 0, 1)"),)),
-                Example(Point("(1, 2, 4)", "1/3"), (Value("core", "(-4, -1, 5)/√17"),)),
+                Example(
+                    SourcePoint("(101, 102, 103)", "1/3"), (SourceQuantity("core", "(-1, 0, 1)"),)
+                ),
+                Example(
+                    SourcePoint("(1, 2, 4)", "1/3"), (SourceQuantity("core", "(-4, -1, 5)/√17"),)
+                ),
             ),
         ),
         Paragraph(
@@ -668,8 +683,8 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(-1, 1)", "3"),
-                    (Value("variance", "1"), Value("core", "(-1/2, 1/2)")),
+                    SourcePoint("(-1, 1)", "3"),
+                    (SourceQuantity("variance", "1"), SourceQuantity("core", "(-1/2, 1/2)")),
                 ),
             ),
             displays=(
@@ -677,17 +692,17 @@ ARTICLE = Source(
                     "gives",
                     "the Jacobian at the example",
                     ("jacobian.closed_form",),
-                    example=Example(Point("(-1, 1)", "3"), (Value("jacobian"),)),
+                    example=Example(SourcePoint("(-1, 1)", "3"), (SourceQuantity("jacobian"),)),
                 ),
                 Display(
                     "Consequently",
                     "J applied to the common-offset direction and to the contrast direction",
                     ("jacobian.kills_ones", "jacobian.eigen_core"),
                     example=Example(
-                        Point("(-1, 1)", "3"),
+                        SourcePoint("(-1, 1)", "3"),
                         (
-                            Value("jacobian_times", times="(1, 1)"),
-                            Value("jacobian_times", times="(-1, 1)"),
+                            SourceQuantity("jacobian_times", times="(1, 1)"),
+                            SourceQuantity("jacobian_times", times="(-1, 1)"),
                         ),
                     ),
                     note="The contrast direction (−1, 1) is parallel to u, so J scales it by "
@@ -722,7 +737,8 @@ ARTICLE = Source(
                     "the Jacobian of the layer at the same point with γ = (0, 2)",
                     ("layer.output_jacobian",),
                     example=Example(
-                        Point("(-1, 1)", "3", gamma="(0, 2)"), (Value("output_jacobian"),)
+                        SourcePoint("(-1, 1)", "3", gamma="(0, 2)"),
+                        (SourceQuantity("output_jacobian"),),
                     ),
                 ),
             ),
@@ -789,17 +805,17 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(7, 7)", "10^-4", h="(10^-3, -10^-3)"),
+                    SourcePoint("(7, 7)", "10^-4", h="(10^-3, -10^-3)"),
                     (
-                        Value("core", "(0, 0)"),
-                        Value("lipschitz_bound", "100"),
+                        SourceQuantity("core", "(0, 0)"),
+                        SourceQuantity("lipschitz_bound", "100"),
                     ),
                 ),
                 Example(
-                    Point("(7, 7)", "10^-2", h="(10^-3, -10^-3)"),
+                    SourcePoint("(7, 7)", "10^-2", h="(10^-3, -10^-3)"),
                     (
-                        Value("perturbation_ratio", "≈ 9.9995"),
-                        Value("lipschitz_bound", "10"),
+                        SourceQuantity("perturbation_ratio", "≈ 9.9995"),
+                        SourceQuantity("lipschitz_bound", "10"),
                     ),
                 ),
             ),
@@ -809,8 +825,8 @@ ARTICLE = Source(
                     "the finite amplification at ε = 10⁻⁴",
                     ("sensitivity.finite_ratio_at_constant_input",),
                     example=Example(
-                        Point("(7, 7)", "10^-4", h="(10^-3, -10^-3)"),
-                        (Value("perturbation_ratio"),),
+                        SourcePoint("(7, 7)", "10^-4", h="(10^-3, -10^-3)"),
+                        (SourceQuantity("perturbation_ratio"),),
                     ),
                 ),
             ),
@@ -899,16 +915,16 @@ ARTICLE = Source(
                 ),
             ),
             examples=(
-                Example(Target("0.9", "0.04"), (Value("required_variance", "0.36"),)),
+                Example(Target("0.9", "0.04"), (SourceQuantity("required_variance", "0.36"),)),
                 Example(
-                    Point("(-0.6, 0.6)", "0.04"),
+                    SourcePoint("(-0.6, 0.6)", "0.04"),
                     (
-                        Value("variance", "0.36"),
-                        Value("core", "(-√0.9, √0.9)"),
-                        Value("core_variance", "0.9"),
+                        SourceQuantity("variance", "0.36"),
+                        SourceQuantity("core", "(-√0.9, √0.9)"),
+                        SourceQuantity("core_variance", "0.9"),
                     ),
                 ),
-                Example(Target("0.99", "0.04"), (Value("required_variance", "3.96"),)),
+                Example(Target("0.99", "0.04"), (SourceQuantity("required_variance", "3.96"),)),
             ),
             displays=(
                 Display(
@@ -948,8 +964,8 @@ ARTICLE = Source(
             ),
             examples=(
                 Example(
-                    Point("(-0.6, 0.6)", "0.04", gamma="(2, 2)"),
-                    (Value("output_variance", "3.6"),),
+                    SourcePoint("(-0.6, 0.6)", "0.04", gamma="(2, 2)"),
+                    (SourceQuantity("output_variance", "3.6"),),
                 ),
             ),
         ),

@@ -7,7 +7,8 @@ returns a :class:`ReviewModel` for the templates:
 - every claim id the content cites, with the verdict and the evidence it got in this run;
 - every worked example recomputed exactly with :func:`lnsym.exact.examples.worked_example`
   (through the IR engines), next to the number the source prints, marked ``agrees`` or
-  ``differs`` by an exact comparison (:mod:`lnsym.report.quoted`);
+  ``differs`` by an exact comparison (:mod:`lnsym.report.review_examples`, whose marks are
+  re-exported here);
 - every missing display, typeset by the report's printer or filled with exact values;
 - for the wrong formulas of the notes, the counterexample the engines found in this run.
 
@@ -19,35 +20,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
 
-import sympy
-
-from lnsym.exact.examples import WorkedExample, required_variance, worked_example
-from lnsym.ir import eps, mean, norm, var, vector
-from lnsym.ir.layers import core
 from lnsym.printing.printer import latex
-from lnsym.report.model import ClaimView, DerivationView, Entry, Math, ReportModel
-from lnsym.report.quoted import Quoted, quote
+from lnsym.report.evidence_view import Entry
+from lnsym.report.model import ClaimView, DerivationView, Math, ReportModel
 from lnsym.report.review import (
     SOURCES,
     Correction,
     Display,
-    Example,
     Paragraph,
-    Point,
     Source,
     Statement,
-    Target,
-    Value,
     cited_ids,
 )
+from lnsym.report.review_examples import AGREES as AGREES
+from lnsym.report.review_examples import DIFFERS as DIFFERS
+from lnsym.report.review_examples import RECONSTRUCTED as RECONSTRUCTED
+from lnsym.report.review_examples import ExampleView, ValueView, example_view
 
 #: The title of the review document.
 TITLE = "Source review: the layer-normalization article and the backpropagation notes"
-#: The marks of a compared value.
-AGREES, DIFFERS, RECONSTRUCTED = "agrees", "differs", "reconstructed"
 
 
 @dataclass(frozen=True)
@@ -96,34 +88,6 @@ class StatementView:
     @property
     def ok(self) -> bool:
         return self.status != PROBLEM
-
-
-@dataclass(frozen=True)
-class ValueView:
-    """One recomputed quantity next to the source's number.
-
-    ``value`` is lnsym's exact value (a SymPy number, a tuple of them or a matrix) and
-    ``exact`` its LaTeX; ``decimal`` is empty for integers and matrices; ``approx``
-    (``≈ …`` as math) is set for a scalar that is not an integer. ``article_text`` is the
-    source's number as written (empty for a reconstruction).
-    """
-
-    label: Math
-    value: Any
-    exact: Math
-    decimal: str
-    approx: Math | None
-    article_text: str
-    article: Math | None
-    mark: str
-
-
-@dataclass(frozen=True)
-class ExampleView:
-    """The values of one worked example at one point (``point`` describes the inputs)."""
-
-    point: Math
-    values: tuple[ValueView, ...]
 
 
 @dataclass(frozen=True)
@@ -269,118 +233,6 @@ def _counterexamples(report: ReportModel) -> dict[str, tuple[Entry, ...]]:
 
 
 # ---------------------------------------------------------------------------------------
-# Worked examples
-
-
-@cache
-def _quote(text: str) -> Quoted:
-    return quote(text)
-
-
-def _vector_value(text: str) -> tuple[sympy.Expr, ...]:
-    value = _quote(text).value
-    if not isinstance(value, tuple):
-        raise ValueError(f"{text!r} is not a vector")
-    return value
-
-
-def _scalar_value(text: str) -> sympy.Expr:
-    value = _quote(text).value
-    if isinstance(value, tuple):
-        raise ValueError(f"{text!r} is not a number")
-    return value
-
-
-@cache
-def _worked(point: Point) -> WorkedExample:
-    """The exact example at ``point``, computed through the IR and cross-checked."""
-    return worked_example(
-        _vector_value(point.z),
-        _scalar_value(point.eps),
-        gamma=None if point.gamma is None else _vector_value(point.gamma),
-        beta=None if point.beta is None else _vector_value(point.beta),
-        perturbation=None if point.h is None else _vector_value(point.h),
-        loss="half-squared-norm" if point.half_squared_norm else None,
-    )
-
-
-# Labels that name the input, where the example's own short symbol (μ, q, u) would not.
-_LABELS = {
-    "mean": latex(mean(vector("z"))),
-    "variance": latex(var(vector("z"))),
-    "core": latex(core(vector("z"))),
-    "core_variance": latex(var(core(vector("z")))),
-}
-_CORE_LABELS = {
-    "perturbation_ratio": latex(
-        norm(core(vector("z") + vector("h")) - core(vector("z"))) / norm(vector("h")),
-        ("s",),
-    ),
-    "lipschitz_bound": latex(eps ** sympy.Rational(-1, 2)),
-}
-
-
-def _point_latex(at: Point | Target) -> Math:
-    if isinstance(at, Target):
-        return Math(rf"r = {_quote(at.r).latex},\ \varepsilon = {_quote(at.eps).latex}")
-    parts = [
-        f"{latex(vector('z'))} = {_quote(at.z).latex}",
-        rf"\varepsilon = {_quote(at.eps).latex}",
-    ]
-    for name, text in (("gamma", at.gamma), ("beta", at.beta), ("h", at.h)):
-        if text is not None:
-            parts.append(f"{latex(vector(name))} = {_quote(text).latex}")
-    if at.half_squared_norm:
-        parts.append(rf"\ell = \frac{{1}}{{2}} \lVert {latex(vector('y'))} \rVert^{{2}}")
-    return Math(r",\ ".join(parts))
-
-
-def _compute(at: Point | Target, value: Value) -> tuple[Any, str]:
-    """lnsym's exact value of one quantity and the LaTeX label to show it under."""
-    if isinstance(at, Target):
-        if value.quantity != "required_variance":
-            raise ValueError(f"at a target only required_variance is known, not {value.quantity}")
-        q = required_variance(_scalar_value(at.r), _scalar_value(at.eps))
-        return q, value.label or r"q = \frac{\varepsilon r}{1 - r}"
-    example = _worked(at)
-    if value.quantity == "jacobian_times":
-        if value.times is None or example.jacobian is None:
-            raise ValueError("jacobian_times needs a direction and a Jacobian")
-        direction = _quote(value.times)
-        product = example.jacobian * sympy.Matrix(_vector_value(value.times))
-        label = rf"J {direction.latex}^{{\mathsf{{T}}}}"
-        return tuple(product), value.label or label
-    labels = {row.key: row.latex_symbol for row in example.rows()} | _LABELS
-    if at.gamma is None:  # unit gain: the ratio and its bound are those of the core
-        labels |= _CORE_LABELS
-    if value.quantity not in labels:
-        raise ValueError(f"the example at {at} has no quantity {value.quantity!r}")
-    return getattr(example, value.quantity), value.label or labels[value.quantity]
-
-
-def _value_view(at: Point | Target, value: Value) -> ValueView:
-    exact, label = _compute(at, value)
-    decimal = "" if isinstance(exact, sympy.MatrixBase) else WorkedExample.format_decimal(exact)
-    if value.article is None:
-        article, mark = None, RECONSTRUCTED
-    else:
-        quoted = _quote(value.article)
-        article = Math(quoted.latex)
-        mark = AGREES if quoted.agrees(exact) else DIFFERS
-    scalar = not isinstance(exact, tuple | sympy.MatrixBase)
-    approx = Math(rf"\approx {decimal}") if scalar and decimal else None
-    exact_latex = Math(WorkedExample.format_latex(exact))
-    return ValueView(
-        Math(label), exact, exact_latex, decimal or "", approx, value.article or "", article, mark
-    )
-
-
-def _example_view(example: Example) -> ExampleView:
-    values = tuple(_value_view(example.at, v) for v in example.values)
-    return ExampleView(_point_latex(example.at), values)
-
-
-# ---------------------------------------------------------------------------------------
 # Statements, displays, corrections
 
 
@@ -414,7 +266,7 @@ def _display_view(
         cue=display.cue,
         what=display.what,
         formulas=tuple(Math(latex(f, display.abbreviations)) for f in display.formulas),
-        example=None if display.example is None else _example_view(display.example),
+        example=None if display.example is None else example_view(display.example),
         claims=tuple(claims[i] for i in display.claims),
         note=display.note,
     )
@@ -447,7 +299,7 @@ def _paragraph_view(
     counterexamples: Mapping[str, tuple[Entry, ...]],
     first_display: int,
 ) -> ParagraphView:
-    examples = tuple(_example_view(e) for e in paragraph.examples)
+    examples = tuple(example_view(e) for e in paragraph.examples)
     statements = []
     for statement in paragraph.statements:
         refs = tuple(claims[i] for i in statement.claims)

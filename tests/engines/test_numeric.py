@@ -43,7 +43,7 @@ from lnsym.checking.catalog import load
 from lnsym.checking.claims import derivation_claims
 from lnsym.engines.numeric.batch import Evaluator
 from lnsym.engines.numeric.comparison import Sample, compare
-from lnsym.engines.numeric.engine import Point, evaluate, evidence, jacobian, lipschitz_ratio
+from lnsym.engines.numeric.engine import SamplePoint, evaluate, evidence, jacobian, lipschitz_ratio
 from lnsym.engines.numeric.environment import Env, Status
 from lnsym.engines.numeric.norms import top_eigenvalue
 from lnsym.engines.numeric.sampling import Sampler
@@ -59,11 +59,11 @@ F64_TOLERANCE = math.sqrt(np.finfo(np.float64).eps / 2)
 F32_TOLERANCE = math.sqrt(np.finfo(np.float32).eps / 2)
 
 
-def at(eps_value: float | None = None, **vectors: list[float] | np.ndarray) -> Point:
+def at(eps_value: float | None = None, **vectors: list[float] | np.ndarray) -> SamplePoint:
     """A float64 point from keyword vectors and an optional ε."""
     size = len(next(iter(vectors.values())))
     scalars = {} if eps_value is None else {eps: eps_value}
-    return Point(size, {name: np.asarray(v, float) for name, v in vectors.items()}, scalars)
+    return SamplePoint(size, {name: np.asarray(v, float) for name, v in vectors.items()}, scalars)
 
 
 def closed_form_jacobian(x: np.ndarray, eps_value: float) -> np.ndarray:
@@ -103,7 +103,7 @@ def test_scalars_and_statistics() -> None:
 def test_shift_invariance_at_offset_1e8_thanks_to_two_passes() -> None:
     rng = np.random.default_rng(7)
     x = rng.standard_normal(16)
-    point = Point(16, {"z": x}, {eps: 1e-3, c: 1e8})
+    point = SamplePoint(16, {"z": x}, {eps: 1e-3, c: 1e8})
     shifted, plain = evaluate(core(z + c * ones), point), evaluate(u, point)
     assert np.max(np.abs(shifted - plain)) < 1e-7 * np.max(np.abs(plain))
     q_shifted, q_plain = evaluate(var(z + c * ones), point), evaluate(var(z), point)
@@ -131,7 +131,7 @@ def test_lipschitz_ratio_rejects_a_zero_step() -> None:
 
 
 def test_substitutions() -> None:
-    point = Point(3, {"z": np.array([1.0, 2.0, 6.0]), "h": np.array([1.0, -3.0, 2.0])})
+    point = SamplePoint(3, {"z": np.array([1.0, 2.0, 6.0]), "h": np.array([1.0, -3.0, 2.0])})
     point.scalars = {eps: 0.25, c: 5.0}
     at_constant = norm(jvp(u, z, h)).subs(z, c * ones)
     assert evaluate(at_constant, point) == pytest.approx(math.sqrt(14) / 0.5, rel=1e-14)
@@ -160,7 +160,7 @@ def test_directional_derivatives_and_gradients() -> None:
     rng = np.random.default_rng(3)
     x, dx, up = rng.standard_normal(6), rng.standard_normal(6), rng.standard_normal(6)
     gains = rng.standard_normal(6)
-    point = Point(6, {"z": x, "h": dx, "g": up, "gamma": gains, "beta": up}, {eps: 0.1})
+    point = SamplePoint(6, {"z": x, "h": dx, "g": up, "gamma": gains, "beta": up}, {eps: 0.1})
     J = closed_form_jacobian(x, 0.1)
     np.testing.assert_allclose(evaluate(jvp(u, z, h), point), J @ dx, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(evaluate(vjp(u, z, g), point), J.T @ up, rtol=1e-13, atol=1e-15)
@@ -237,7 +237,7 @@ def test_false_statements_get_a_reproducible_counterexample(claim: Claim) -> Non
     assert result.data["exact"] is False
     assert sample["error"] > result.data["tolerance"] == F64_TOLERANCE
     symbols = {str(sym): sym for sym in (eps, c, c_pos)}
-    point = Point(
+    point = SamplePoint(
         sample["d"],
         {name: np.array(v) for name, v in sample["vectors"].items()},
         {symbols[name]: v for name, v in sample["scalars"].items()},
@@ -304,7 +304,7 @@ def test_evidence_is_deterministic_for_a_seed() -> None:
 
 
 def test_float32_mode() -> None:
-    point = Point(3, {"z": np.array([1.0, 2.0, 4.0])}, {eps: 1 / 3}, dtype=np.float32)
+    point = SamplePoint(3, {"z": np.array([1.0, 2.0, 4.0])}, {eps: 1 / 3}, dtype=np.float32)
     value = evaluate(u, point)
     assert isinstance(value, np.ndarray) and value.dtype == np.float32
     expected = np.array([-4.0, -1.0, 5.0]) / math.sqrt(17)
@@ -343,9 +343,9 @@ def test_errors() -> None:
     with pytest.raises(DomainError, match="undefined"):
         evaluate(core(z, 0), at(z=[3.0, 3.0]))
     with pytest.raises(UserInputError):
-        Point(3, {"z": np.zeros(2)})
+        SamplePoint(3, {"z": np.zeros(2)})
     with pytest.raises(UserInputError):
-        Point(2, {"z": np.zeros(2)}, dtype=np.float16)
+        SamplePoint(2, {"z": np.zeros(2)}, dtype=np.float16)
     with pytest.raises(UserInputError):
         evidence(Claim("x", Eq(mean(z), 0)), dtype=np.int64)
 
@@ -354,7 +354,7 @@ def test_an_undefined_function_is_unsupported_not_a_crash() -> None:
     # lambdify would write f(c) as a call of an undefined name f (a NameError when run).
     applied = ir.Const(sympy.Function("f")(c))
     with pytest.raises(UnsupportedError, match="undefined function f"):
-        evaluate(applied, Point(1, {}, {c: 2.0}))
+        evaluate(applied, SamplePoint(1, {}, {c: 2.0}))
     with pytest.raises(UnsupportedError, match="undefined function f"):
         evidence(Claim("f", Eq(applied, c)), samples=5)
 
@@ -370,7 +370,7 @@ def test_non_real_powers_are_undefined_samples() -> None:
 # Batches, error bounds and operator norms (lnsym.engines.numeric.batch and its parts)
 
 
-def _points(claim: Claim, d: int, count: int, seed: int = 0) -> list[Point]:
+def _points(claim: Claim, d: int, count: int, seed: int = 0) -> list[SamplePoint]:
     """``count`` sampled points of ``claim`` at dimension ``d``."""
     sampler = Sampler(claim, seed, np.dtype(np.float64))
     sampler.small, sampler.large = [d], None
@@ -407,8 +407,8 @@ def test_a_batch_judges_each_point_as_if_alone(claim: Claim, size: int) -> None:
 
 def test_an_undefined_sample_is_masked_not_fatal() -> None:
     statement = Eq(mean(core(z, 0)), 0)
-    good = [Point(3, {"z": np.array(v)}) for v in ([1.0, 2.0, 4.0], [5.0, -1.0, 0.5])]
-    constant = Point(3, {"z": np.array([2.0, 2.0, 2.0])})  # 0/0 in the idealized core
+    good = [SamplePoint(3, {"z": np.array(v)}) for v in ([1.0, 2.0, 4.0], [5.0, -1.0, 0.5])]
+    constant = SamplePoint(3, {"z": np.array([2.0, 2.0, 2.0])})  # 0/0 in the idealized core
     results = compare(statement, [good[0], constant, good[1]])
     assert results[1] == (
         "undefined",
@@ -419,7 +419,7 @@ def test_an_undefined_sample_is_masked_not_fatal() -> None:
         assert result == compare(statement, [point])[0]
 
 
-def _bound(e: ir.Expr, point: Point) -> tuple[np.ndarray, np.ndarray]:
+def _bound(e: ir.Expr, point: SamplePoint) -> tuple[np.ndarray, np.ndarray]:
     """The value of ``e`` at ``point`` and its running error bound."""
     evaluator = Evaluator(Env.of([point], track=True), Status(1))
     with np.errstate(all="ignore"):
@@ -437,7 +437,7 @@ def test_the_error_bound_holds_against_exact_arithmetic() -> None:
         (np.r_[1e4, rng.standard_normal(63)], 1e-9, 1e8),
         (7.0 + 1e-6 * rng.standard_normal(4), 1e-8, 3.0),
     ]:
-        point = Point(
+        point = SamplePoint(
             len(x), {"z": x, "h": rng.standard_normal(len(x))}, {eps: eps_value, c: shift}
         )
         exact_z = [mpmath.mpf(float(v)) + mpmath.mpf(shift) for v in x]
@@ -518,7 +518,7 @@ def test_operator_norms_use_lanczos_not_an_eigensolver_of_size_d(monkeypatch) ->
     assert max(sizes) <= 4  # J has three distinct singular values: three Lanczos steps
     # A Jacobian with many distinct singular values falls back to LAPACK, same answer.
     gains = rng.uniform(0.5, 2.0, 40)
-    point = Point(
+    point = SamplePoint(
         40, {"z": rng.standard_normal(40), "gamma": gains, "beta": np.zeros(40)}, {eps: 0.1}
     )
     sizes.clear()
@@ -550,7 +550,7 @@ def test_names_imported_from_the_old_modules_are_the_new_ones() -> None:
     assert engine._Sample is comparison.Sample
     assert engine._compare is comparison.compare
     assert engine._compare_all is comparison.compare_all
-    assert engine.Point is batch.Point is environment.Point
+    assert engine.SamplePoint is batch.SamplePoint is environment.SamplePoint
     assert (batch.Env, batch.Status) == (environment.Env, environment.Status)
     assert batch._top_eigenvalue is norms.top_eigenvalue
 

@@ -161,3 +161,21 @@ def test_sqrt_is_the_half_power_and_stays_sound():
     # √(c²) = |c|, not c: refuted at a negative c.
     wrong = check(Claim("sqrt.abs", Eq(sqrt(c**2), c), expect="refuted"))
     assert wrong.verdict == "REFUTED" and wrong.counterexample.scalars["c"] < 0
+
+
+def test_a_float_literal_is_refused_with_the_exact_number_to_write():
+    import math
+
+    from lnsym import core, vector
+
+    z = vector("z")
+    with pytest.raises(ExpressionError, match=r"write Fraction\(1, 2\) .* sympy.Rational\(1, 2\)"):
+        0.5 * z
+    with pytest.raises(ExpressionError, match=r"Fraction\(1, 100000\)"):
+        core(z, 1e-5)
+    with pytest.raises(ExpressionError, match=r"0.1 is inexact .* Fraction\(1, 10\)"):
+        z * 0.1
+    with pytest.raises(ExpressionError, match=r"2.0 is inexact .*; write 2$"):
+        z / 2.0
+    with pytest.raises(ExpressionError, match="not a number"):
+        math.nan * z

@@ -27,10 +27,10 @@ from lnsym.report.review import (
     ARTICLE,
     Example,
     Paragraph,
-    Point,
     Source,
+    SourcePoint,
+    SourceQuantity,
     Statement,
-    Value,
     cited_ids,
 )
 from lnsym.report.review_model import AGREES, DIFFERS, PROBLEM, build_review
@@ -160,7 +160,12 @@ def test_a_number_that_differs_is_marked_and_counted():
                 "Unequal shift",
                 "A core printed wrongly.",
                 (Statement("The core of (1, 2, 4).", by_example=True),),
-                examples=(Example(Point("(1, 2, 4)", "1/3"), (Value("core", "(-4, -1, 6)/√17"),)),),
+                examples=(
+                    Example(
+                        SourcePoint("(1, 2, 4)", "1/3"),
+                        (SourceQuantity("core", "(-4, -1, 6)/√17"),),
+                    ),
+                ),
             ),
         ),
     )

@@ -22,7 +22,7 @@ from sympy.core.sorting import default_sort_key
 from lnsym import ir
 from lnsym.engines.concrete.problem import _Problem
 from lnsym.errors import UnsupportedError
-from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
+from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
 
 # ---------------------------------------------------------------------------------------
 # Degree bound for Schwartz–Zippel
@@ -121,6 +121,9 @@ def _degree(e: ir.Expr, frame: tuple[ir.Expr, ...] = ()) -> _Degree:
         case Jvp(expr=f, direction=h):
             return _derivative(_degree(f, frame), _degree(h, frame))
         case Grad(expr=f):
+            return _derivative(_degree(f, frame), _CONSTANT)
+        case Diff(expr=f):
+            # ∂/∂a lowers the degree in a scalar of weight 1 (ε: 2) as D_1 does in z.
             return _derivative(_degree(f, frame), _CONSTANT)
         case Vjp(expr=f, cotangent=g):
             return _derivative(_times(_degree(g, frame), _degree(f, frame)), _CONSTANT)

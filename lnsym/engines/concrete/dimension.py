@@ -31,7 +31,7 @@ from lnsym.engines.concrete.points import (
 from lnsym.engines.concrete.problem import _constrain, _Problem
 from lnsym.engines.concrete.ring import _Fractions, _TooLarge
 from lnsym.engines.concrete.shared import _Shared
-from lnsym.engines.concrete.sympy_numbers import Value, _differences
+from lnsym.engines.concrete.sympy_numbers import SympyValue, _differences
 from lnsym.engines.concrete.values import _Evaluator
 from lnsym.errors import DomainError, UnsupportedError
 
@@ -119,7 +119,7 @@ class DimensionCheck:
     samples: int = 0
     bound: float = 0.0
     point: _Point | None = None
-    sides: tuple[Value, Value] | None = None
+    sides: tuple[SympyValue, SympyValue] | None = None
     too_large: bool = False
     note: str = ""
 

@@ -132,7 +132,7 @@ from lnsym.engines.concrete.ring import SYMBOLIC_WORK as SYMBOLIC_WORK
 from lnsym.engines.concrete.shared import _SHARED as _SHARED
 from lnsym.engines.concrete.shared import _Names as _Names
 from lnsym.engines.concrete.shared import _Shared as _Shared
-from lnsym.engines.concrete.sympy_numbers import Value as Value
+from lnsym.engines.concrete.sympy_numbers import SympyValue as SympyValue
 from lnsym.engines.concrete.sympy_numbers import _entries as _entries
 from lnsym.engines.concrete.sympy_numbers import _real as _real
 from lnsym.engines.concrete.sympy_numbers import _sign as _sign

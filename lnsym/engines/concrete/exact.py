@@ -61,7 +61,7 @@ from lnsym.engines.concrete.arithmetic import sign as sign
 from lnsym.engines.concrete.arithmetic import to_sympy as to_sympy
 from lnsym.engines.concrete.interning import _IDENTITIES, _definition
 from lnsym.engines.concrete.interning import intern as intern
-from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
+from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
 
 # ---------------------------------------------------------------------------------------
 # Constants: SymPy expressions compiled once to closures over the scalars' values
@@ -148,7 +148,9 @@ def from_sympy(v: sympy.Expr, tower: Tower) -> Num:
 # ---------------------------------------------------------------------------------------
 # The evaluator
 
-Value: TypeAlias = Any  # a number or jet, or a tuple of d of them
+#: A value of the evaluator: a number of a :class:`Tower` or a :class:`Jet`, or a tuple of d
+#: of them for a vector (:mod:`lnsym.engines.concrete.sympy_numbers` has the SymPy values).
+TowerValue: TypeAlias = Any
 
 
 class Evaluator:
@@ -183,13 +185,13 @@ class Evaluator:
         self.depth = depth
         self.radicands = radicands
         #: id of an interned node → (the node, its value); the node is kept alive with it.
-        self._memo: dict[int, tuple[ir.Expr, Value]] = {}
+        self._memo: dict[int, tuple[ir.Expr, TowerValue]] = {}
 
-    def value(self, e: ir.Expr) -> Value:
+    def value(self, e: ir.Expr) -> TowerValue:
         """The value of ``e``: a tuple of d values for a vector, else one value."""
         return self._eval(e if _IDENTITIES.get(id(e)) is e else intern(e))
 
-    def _eval(self, e: ir.Expr) -> Value:
+    def _eval(self, e: ir.Expr) -> TowerValue:
         found = self._memo.get(id(e))
         if found is None:
             handler = _HANDLERS.get(type(e))
@@ -217,37 +219,37 @@ class Evaluator:
             radicands=self.radicands,
         )
 
-    def _atom(self, e: ir.VectorAtom) -> Value:
+    def _atom(self, e: ir.VectorAtom) -> TowerValue:
         if e.name not in self.vectors:
             raise Inexpressible(f"the vector {e.name} has no value")
         return self.vectors[e.name]
 
-    def _ones(self, e: ir.Ones) -> Value:
+    def _ones(self, e: ir.Ones) -> TowerValue:
         return (ONE,) * self.d
 
-    def _const(self, e: ir.Const) -> Value:
+    def _const(self, e: ir.Const) -> TowerValue:
         return compile_constant(e.value)(self.scalars, self.tower)
 
-    def _vector_sum(self, e: ir.VectorSum) -> Value:
+    def _vector_sum(self, e: ir.VectorSum) -> TowerValue:
         return tuple(_sum(xs) for xs in zip(*(self._eval(t) for t in e.terms), strict=True))
 
-    def _scaled(self, e: ir.Scaled) -> Value:
+    def _scaled(self, e: ir.Scaled) -> TowerValue:
         k = self._eval(e.coefficient)
         return tuple(k * x for x in self._eval(e.vector))
 
-    def _hadamard(self, e: ir.Hadamard) -> Value:
+    def _hadamard(self, e: ir.Hadamard) -> TowerValue:
         return tuple(x * y for x, y in zip(self._eval(e.left), self._eval(e.right), strict=True))
 
-    def _dot(self, e: ir.Dot) -> Value:
+    def _dot(self, e: ir.Dot) -> TowerValue:
         return _sum(x * y for x, y in zip(self._eval(e.left), self._eval(e.right), strict=True))
 
-    def _scalar_sum(self, e: ir.ScalarSum) -> Value:
+    def _scalar_sum(self, e: ir.ScalarSum) -> TowerValue:
         return _sum(self._eval(t) for t in e.terms)
 
-    def _scalar_product(self, e: ir.ScalarProduct) -> Value:
+    def _scalar_product(self, e: ir.ScalarProduct) -> TowerValue:
         return _product(self._eval(f) for f in e.factors)
 
-    def _power(self, e: ir.Power) -> Value:
+    def _power(self, e: ir.Power) -> TowerValue:
         value = self._eval(e.base)
         n = compile_constant(e.exponent)(self.scalars, self.tower)
         if type(n) is not Q:
@@ -260,24 +262,35 @@ class Evaluator:
                 self.radicands.append(at_zero)
         return power(value, n, self.tower)
 
-    def _substitution(self, e: ir.Substitution) -> Value:
+    def _substitution(self, e: ir.Substitution) -> TowerValue:
         bound = self._eval(e.value)
         if isinstance(e.target, ir.VectorAtom):
             return self._child(vectors={e.target.name: bound})._eval(e.expr)
         assert isinstance(e.target, ir.Const)
         return self._child(scalars={e.target.value: bound})._eval(e.expr)
 
-    def _jvp(self, e: Jvp) -> Value:
+    def _jvp(self, e: Jvp) -> TowerValue:
         pid = self.depth
         value = self._moved(e.expr, e.wrt, self._eval(e.direction))
         if isinstance(value, tuple):
             return tuple(_split(x, pid).get(0, ZERO) for x in value)
         return _split(value, pid).get(0, ZERO)
 
-    def _grad(self, e: Grad) -> Value:
+    def _diff(self, e: Diff) -> TowerValue:
+        """∂f/∂a: the scalar a moved to a + t (one more perturbation), the coefficient of t."""
+        pid, sym = self.depth, e.wrt.value
+        if sym not in self.scalars:
+            raise Inexpressible(f"the scalar {sym} has no value")
+        moved = Jet({((pid, 0),): ONE}) + self.scalars[sym]
+        value = self._child(scalars={sym: moved}, perturbed=True)._eval(e.expr)
+        if isinstance(value, tuple):
+            return tuple(_split(x, pid).get(0, ZERO) for x in value)
+        return _split(value, pid).get(0, ZERO)
+
+    def _grad(self, e: Grad) -> TowerValue:
         return self._linear_form(e.expr, e.wrt)
 
-    def _vjp(self, e: Vjp) -> Value:
+    def _vjp(self, e: Vjp) -> TowerValue:
         return self._linear_form(e.expr, e.wrt, self._eval(e.cotangent))
 
     def _moved(
@@ -286,7 +299,7 @@ class Evaluator:
         wrt: ir.VectorAtom,
         direction: tuple[Any, ...] | None,
         cotangent: tuple[Any, ...] | None = None,
-    ) -> Value:
+    ) -> TowerValue:
         """f (or ⟨cotangent, f⟩) with wrt moved to wrt + t·direction, or to wrt + t·w for a
         generic direction w (``direction`` None: one infinitesimal t·wᵢ per coordinate)."""
         pid = self.depth
@@ -303,7 +316,7 @@ class Evaluator:
 
     def _linear_form(
         self, f: ir.Expr, wrt: ir.VectorAtom, cotangent: tuple[Any, ...] | None = None
-    ) -> Value:
+    ) -> TowerValue:
         """The coefficients of D_w f (or of D_w⟨cotangent, f⟩) in a generic direction w: a
         gradient for a scalar, the rows of the Jacobian for a vector."""
         pid = self.depth
@@ -335,7 +348,7 @@ class Evaluator:
         return from_sympy(sympy.sqrt(largest), self.tower)
 
 
-_HANDLERS: dict[type, Callable[[Evaluator, Any], Value]] = {
+_HANDLERS: dict[type, Callable[[Evaluator, Any], TowerValue]] = {
     ir.VectorAtom: Evaluator._atom,
     ir.Ones: Evaluator._ones,
     ir.Const: Evaluator._const,
@@ -348,6 +361,7 @@ _HANDLERS: dict[type, Callable[[Evaluator, Any], Value]] = {
     ir.Power: Evaluator._power,
     ir.Substitution: Evaluator._substitution,
     Jvp: Evaluator._jvp,
+    Diff: Evaluator._diff,
     Grad: Evaluator._grad,
     Vjp: Evaluator._vjp,
     OperatorNorm: Evaluator._operator_norm,

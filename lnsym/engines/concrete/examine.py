@@ -22,7 +22,7 @@ from lnsym.engines.concrete.formatting import _tidy, _where
 from lnsym.engines.concrete.points import _exact_point, _Point
 from lnsym.engines.concrete.problem import _Problem
 from lnsym.engines.concrete.sympy_numbers import (
-    Value,
+    SympyValue,
     _agree,
     _differences,
     _entries,
@@ -59,7 +59,7 @@ def _evaluate(
     point: _Point,
     radicands: list[sympy.Expr] | None = None,
     scan: _Scan | None = None,
-) -> tuple[Value, Value] | None:
+) -> tuple[SympyValue, SympyValue] | None:
     """Both sides at ``point``, or None where they have no real value (0 in a denominator, a
     root of a negative number). With ``scan``, the certificate terms are evaluated there too.
 
@@ -89,7 +89,7 @@ class _Look:
     violate the relation, their exact values (SymPy numbers, as a counterexample shows them)."""
 
     defined: bool
-    violation: tuple[Value, Value] | None = None
+    violation: tuple[SympyValue, SympyValue] | None = None
 
 
 def _examine(
@@ -231,7 +231,7 @@ def _term_failure(problem: _Problem, point: _Point, ev: _Evaluator) -> str:
     return ""
 
 
-def _violates(problem: _Problem, sides: tuple[Value, Value]) -> bool:
+def _violates(problem: _Problem, sides: tuple[SympyValue, SympyValue]) -> bool:
     """Whether exact values of the two sides violate the relation (never where a difference
     turns out not to be real: that point is outside the claim's domain)."""
     diffs = _differences(*sides)

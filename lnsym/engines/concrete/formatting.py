@@ -15,11 +15,13 @@ import sympy
 from lnsym.engines.base import Counterexample
 from lnsym.engines.concrete.points import _Point
 from lnsym.engines.concrete.problem import _Problem
-from lnsym.engines.concrete.sympy_numbers import Value
+from lnsym.engines.concrete.sympy_numbers import SympyValue
 from lnsym.ir.names import unicode_name
 
 
-def _found(problem: _Problem, point: _Point, sides: tuple[Value, Value]) -> Counterexample:
+def _found(
+    problem: _Problem, point: _Point, sides: tuple[SympyValue, SympyValue]
+) -> Counterexample:
     """The violating point and both sides' exact values."""
     return Counterexample(
         d=point.d,
@@ -49,7 +51,7 @@ def _tidy(x: sympy.Expr) -> sympy.Expr:
     return sympy.radsimp(x) if not x.is_Rational else x
 
 
-def _show(value: Value) -> str:
+def _show(value: SympyValue) -> str:
     if isinstance(value, tuple):
         return "(" + ", ".join(str(_tidy(x)) for x in value) + ")"
     return str(_tidy(value))

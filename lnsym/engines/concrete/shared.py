@@ -17,7 +17,7 @@ from typing import Any
 import sympy
 
 from lnsym import ir
-from lnsym.engines.concrete.sympy_numbers import Value
+from lnsym.engines.concrete.sympy_numbers import SympyValue
 
 
 class _Names:
@@ -109,7 +109,7 @@ class _Shared:
     def __init__(self) -> None:
         self.coordinates: dict[tuple[str, int], tuple[sympy.Symbol, ...]] = {}
         self.names = _Names()
-        self.values: dict[tuple[Any, ...], Value] = {}
+        self.values: dict[tuple[Any, ...], SympyValue] = {}
         self.atoms: dict[ir.Expr, tuple[str, ...]] = {}
 
     def coordinates_of(self, name: str, d: int) -> tuple[sympy.Symbol, ...]:

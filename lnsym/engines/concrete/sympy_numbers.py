@@ -1,7 +1,7 @@
 """Exact SymPy numbers at a point: the value type, and tests of realness, sign and agreement.
 
 Part of the concrete engine's SymPy route (:mod:`lnsym.engines.concrete.values` computes the
-values). It holds :data:`Value` (a tuple of d SymPy expressions for a vector, one for a
+values). It holds :data:`SympyValue` (a tuple of d SymPy expressions for a vector, one for a
 scalar), :func:`_entries` and :func:`_differences` over such values, :func:`_real` and
 :func:`_sign`, which decide exact SymPy numbers, and :func:`_agree`, the cross-check's test
 that a value of the exact arithmetic equals SymPy's.
@@ -18,18 +18,18 @@ from lnsym.engines.concrete.arithmetic import Undefined as _Undefined
 from lnsym.errors import UnsupportedError
 
 #: A vector value is a tuple of d SymPy expressions, a scalar value one SymPy expression.
-Value: TypeAlias = sympy.Expr | tuple[sympy.Expr, ...]
+SympyValue: TypeAlias = sympy.Expr | tuple[sympy.Expr, ...]
 
 _ZERO = sympy.Integer(0)
 #: Digits to which a cross-checked value must agree with SymPy's (:func:`_agree`).
 AGREEMENT_DIGITS = 100
 
 
-def _entries(value: Value) -> tuple[sympy.Expr, ...]:
+def _entries(value: SympyValue) -> tuple[sympy.Expr, ...]:
     return value if isinstance(value, tuple) else (value,)
 
 
-def _differences(lhs: Value, rhs: Value) -> list[sympy.Expr]:
+def _differences(lhs: SympyValue, rhs: SympyValue) -> list[sympy.Expr]:
     if isinstance(lhs, tuple):
         return [a - b for a, b in zip(lhs, rhs, strict=True)]
     return [lhs - rhs]

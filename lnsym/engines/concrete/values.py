@@ -4,7 +4,10 @@ Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the 
 atom becomes d coordinates — Dummy symbols inside checks, readable symbols z_1, …, z_d for
 :func:`~lnsym.engines.concrete.instantiate.instantiate` and
 :func:`~lnsym.engines.concrete.instantiate.jacobian` — or d numbers at a point; derivatives are
-``sympy.diff`` in a perturbation t. Inner products get names (:class:`_Names`) so that SymPy
+``sympy.diff`` in a perturbation t (of a vector atom z ↦ z + t·h, or of a scalar symbol
+a ↦ a + t for a derivative with respect to a) — taken by :func:`_derivative`, which applies
+SymPy's own rules for sums, products and powers without ``diff``'s per-node bookkeeping and
+returns the same expression. Inner products get names (:class:`_Names`) so that SymPy
 differentiates short expressions, and the symbolic values of a node are shared by the checks of
 all claims (:class:`_Shared`).
 
@@ -25,11 +28,11 @@ from lnsym import ir
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined
 from lnsym.engines.concrete.shared import _Names, _Shared
 from lnsym.engines.concrete.sympy_numbers import AGREEMENT_DIGITS as AGREEMENT_DIGITS
-from lnsym.engines.concrete.sympy_numbers import Value as Value
+from lnsym.engines.concrete.sympy_numbers import SympyValue as SympyValue
 from lnsym.engines.concrete.sympy_numbers import _agree as _agree
 from lnsym.engines.concrete.sympy_numbers import _sign
 from lnsym.errors import UnsupportedError
-from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
+from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
 
 _ZERO, _ONE = sympy.Integer(0), sympy.Integer(1)
 
@@ -76,9 +79,9 @@ class _Evaluator:
         self.level = level
         self.radicands = radicands
         self.shared = shared
-        self._memo: dict[ir.Expr, Value] = {}
+        self._memo: dict[ir.Expr, SympyValue] = {}
 
-    def value(self, e: ir.Expr) -> Value:
+    def value(self, e: ir.Expr) -> SympyValue:
         """The value of ``e``: a tuple of d expressions for a vector, else one expression."""
         found = self._memo.get(e)
         if found is None:
@@ -112,7 +115,7 @@ class _Evaluator:
             radicands=self.radicands,
         )
 
-    def _value(self, e: ir.Expr) -> Value:
+    def _value(self, e: ir.Expr) -> SympyValue:
         match e:
             case ir.VectorAtom(name=name):
                 if name not in self.vectors:
@@ -121,7 +124,10 @@ class _Evaluator:
             case ir.Ones():
                 return (_ONE,) * self.d
             case ir.Const(value=v):
-                return v.xreplace(self.scalars)
+                value = v.xreplace(self.scalars)
+                if self.perturbations and value.has(*self.perturbations):
+                    self._check_kinks(value)
+                return value
             case ir.VectorSum(terms=terms):
                 return tuple(
                     sympy.Add(*xs) for xs in zip(*(self._vec(t) for t in terms), strict=True)
@@ -147,6 +153,12 @@ class _Evaluator:
                     self._check_real_power(value.xreplace(at_zero), n)
                     if self.radicands is not None and n.is_Rational and n.q == 2:
                         self.radicands.append(value.xreplace(at_zero))
+                if n.is_negative and self.perturbations and value.has(self.perturbations[-1]):
+                    # 0 to a negative power is undefined, as in the exact arithmetic; written
+                    # F(t), it would vanish unseen from a product with an exact 0.
+                    at_zero = {t: _ZERO for t in self.perturbations + self.generic}
+                    if value.xreplace(at_zero) == 0:
+                        raise _Undefined(f"the power {n} of 0")
                 return self._abbreviate(value**n)
             case ir.Substitution(expr=inner, target=target, value=bound):
                 if isinstance(target, ir.VectorAtom):
@@ -155,6 +167,8 @@ class _Evaluator:
                 return self._rebind(scalars={target.value: self._sca(bound)}).value(inner)
             case Jvp(expr=f, wrt=wrt, direction=h):
                 return self._directional(f, wrt, self._vec(h))
+            case Diff(expr=f, wrt=ir.Const(value=sym)):
+                return self._scalar_derivative(f, sym)
             case Grad(expr=f, wrt=wrt):
                 return self._linear_form(f, wrt)
             case Vjp(expr=f, wrt=wrt, cotangent=g):
@@ -180,6 +194,20 @@ class _Evaluator:
             raise _Undefined(f"the exponent {n} is not real")
         if _sign(base) < 0:
             raise _Undefined(f"the power {n} of the negative number {base}")
+
+    def _check_kinks(self, value: sympy.Expr) -> None:
+        """Refuse to differentiate |x| (sign(x), H(x)) where x moves through 0: it has no
+        derivative there, as the exact arithmetic says (SymPy would give sign(0) = 0).
+
+        Raises:
+            _Undefined: at such a point (symbolic arguments are left alone).
+        """
+        moving = self.perturbations + self.generic
+        at_zero = {t: _ZERO for t in moving}
+        for kink in value.atoms(sympy.Abs, sympy.sign, sympy.Heaviside):
+            argument = kink.args[0]
+            if argument.has(*moving) and argument.xreplace(at_zero) == 0:
+                raise _Undefined(f"{kink.func} is not differentiable at 0")
 
     def _vec(self, e: ir.Expr) -> tuple[sympy.Expr, ...]:
         return self.value(e)
@@ -221,7 +249,7 @@ class _Evaluator:
         direction: tuple[sympy.Expr, ...],
         cotangent: tuple[sympy.Expr, ...] | None = None,
         generic: tuple[sympy.Symbol, ...] = (),
-    ) -> Value:
+    ) -> SympyValue:
         """d/dt at t = 0 of f (or of ⟨cotangent, f⟩) with wrt moved to wrt + t·direction."""
         t = sympy.Dummy("t")
         moved = tuple(x + t * h for x, h in zip(self._vec(wrt), direction, strict=True))
@@ -231,14 +259,27 @@ class _Evaluator:
             value = child._collect(
                 sympy.Add(*(g * x for g, x in zip(cotangent, value, strict=True)))
             )
+        return self._at_zero(child, value, t)
+
+    def _scalar_derivative(self, f: ir.Expr, sym: sympy.Symbol) -> SympyValue:
+        """∂f/∂sym: d/dt at t = 0 of f with the scalar moved to sym + t (its value at this
+        point, or the symbol itself where it has none)."""
+        t = sympy.Dummy("t", real=True)  # a real exponent a + t stays real
+        moved = self.scalars.get(sym, sym) + t
+        child = self._rebind(scalars={sym: moved}, perturbation=t)
+        return self._at_zero(child, child.value(f), t)
+
+    @staticmethod
+    def _at_zero(child: _Evaluator, value: SympyValue, t: sympy.Symbol) -> SympyValue:
+        """d/dt at t = 0 of ``value``, computed by ``child`` (whose powers in t are F(t))."""
         # F(t) and F'(t) at t = 0, from SymPy's derivative of each definition, in order.
         at_zero: dict[sympy.Expr, sympy.Expr] = {t: _ZERO}
         for function, definition in child.level or ():
-            at_zero[sympy.Derivative(function, t)] = sympy.diff(definition, t).xreplace(at_zero)
+            at_zero[sympy.Derivative(function, t)] = _derivative(definition, t).xreplace(at_zero)
             at_zero[function] = definition.xreplace(at_zero)
         if isinstance(value, tuple):
-            return tuple(sympy.diff(x, t).xreplace(at_zero) for x in value)
-        return sympy.diff(value, t).xreplace(at_zero)
+            return tuple(_derivative(x, t).xreplace(at_zero) for x in value)
+        return _derivative(value, t).xreplace(at_zero)
 
     def _linear_form(
         self, f: ir.Expr, wrt: ir.VectorAtom, cotangent: tuple[sympy.Expr, ...] | None = None
@@ -268,6 +309,33 @@ class _Evaluator:
         if sum(found.values()) != self.d:
             raise UnsupportedError("the eigenvalues of JᵀJ have no closed form here")
         return sympy.sqrt(max(found, key=lambda lam: sympy.re(lam.evalf(50))))
+
+
+def _derivative(x: sympy.Expr, t: sympy.Symbol) -> sympy.Expr:
+    """``sympy.diff(x, t)``, the same expression, with SymPy's rules for sums, products and
+    powers applied here directly.
+
+    ``sympy.diff`` builds a ``Derivative`` at every node of ``x``, and each one asks whether
+    its result is zero and walks it for derivatives to make canonical — most of the cost on
+    the long sums of a symbolic check. The rules are SymPy's own (``Add._eval_derivative``,
+    the Leibniz rule of ``Mul._eval_derivative_n_times`` for one derivative,
+    ``Pow._eval_derivative``), so the result is the expression ``sympy.diff`` returns;
+    anything else (F(t), |x|, functions) is left to ``sympy.diff``.
+    """
+    if t not in x.free_symbols:
+        return _ZERO
+    if x.is_Add:
+        return sympy.Add(*(_derivative(a, t) for a in x.args))
+    if x.is_Mul:
+        args = x.args
+        return sympy.Add(
+            *(sympy.Mul(*args[:i], _derivative(a, t), *args[i + 1 :]) for i, a in enumerate(args))
+        )
+    if x.is_Pow:
+        base, exponent = x.base, x.exp
+        dbase, dexp = _derivative(base, t), _derivative(exponent, t)
+        return x * (dexp * sympy.log(base) + dbase * exponent / base)
+    return sympy.diff(x, t)
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,8 +1,12 @@
-"""Directional derivatives and gradients of normal forms, computed by the derivation z ↦ h.
+"""Derivatives of normal forms: directional derivatives and gradients (the derivation z ↦ h),
+and derivatives with respect to a scalar symbol.
 
 The derivative along h sends an atom z to h, a power sum S[m] to the power sums with one z
 of m replaced by h, and a root r to D(R)/(2r): exactly d/dt at t = 0 of z ↦ z + t·h. A
-gradient is read off the linear form in the reserved probe atom :data:`PROBE`.
+gradient is read off the linear form in the reserved probe atom :data:`PROBE`. The
+derivative with respect to a scalar symbol a (ε, a user scalar) differentiates the
+coefficients with ``sympy.diff`` and sends a root r to (∂R/∂a)/(2r); monomials and power
+sums do not depend on scalars (:func:`scalar_derivative`).
 
 :func:`_d_symbol` is called through this module's globals, so patching it here (or on
 ``lnsym.engines.general``, which forwards the assignment) changes the rule the engine uses.
@@ -65,6 +69,44 @@ def _d_symbol(sym: sympy.Symbol, wrt: str, direction: VectorForm) -> sympy.Expr:
         dr = _d_scalar(radicand, wrt, direction)
         return dr / (2 * sym) if dr != 0 else sympy.Integer(0)
     return sympy.Integer(0)
+
+
+def scalar_derivative(f: Form, wrt: sympy.Symbol) -> Form:
+    """∂f/∂wrt for a scalar symbol ``wrt``: the coefficients by ``sympy.diff``, with every
+    root r = √R sent to (∂R/∂wrt)/(2r); power sums and monomials are constant in it.
+
+    Raises:
+        UnsupportedError: where the derivative leaves the algebra of normal forms (the
+            derivative of sign(a) is a Dirac delta; an unevaluated derivative).
+    """
+    if isinstance(f, VectorForm):
+        return f.map(lambda c: _d_by_scalar(c, wrt))
+    return _d_by_scalar(f, wrt)
+
+
+#: What ``sympy.diff`` may leave that is not a function the normal forms can hold.
+_NOT_FUNCTIONS = (sympy.Derivative, sympy.Subs, sympy.DiracDelta, sympy.Heaviside)
+
+
+def _d_by_scalar(f: sympy.Expr, wrt: sympy.Symbol) -> sympy.Expr:
+    total = sympy.diff(f, wrt)  # with power sums and roots held fixed
+    for sym in sorted(f.free_symbols, key=default_sort_key):
+        if sym in _ROOTS:
+            dr = _d_root_by_scalar(sym, wrt)
+            if dr != 0:
+                total += sympy.diff(f, sym) * dr
+    if total.has(*_NOT_FUNCTIONS):
+        raise UnsupportedError(
+            f"the derivative of {f} with respect to {wrt} is not a function the general "
+            "engine can normalize"
+        )
+    return total
+
+
+@lru_cache(maxsize=4096)
+def _d_root_by_scalar(r: sympy.Symbol, wrt: sympy.Symbol) -> sympy.Expr:
+    dr = _d_by_scalar(_ROOTS[r], wrt)
+    return dr / (2 * r) if dr != 0 else sympy.Integer(0)
 
 
 def gradient(f: sympy.Expr, wrt: str) -> VectorForm:

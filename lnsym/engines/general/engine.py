@@ -25,13 +25,19 @@ from lnsym.engines.general.algebra import (
     root,
 )
 from lnsym.engines.general.back_to_ir import to_expr
-from lnsym.engines.general.derivatives import PROBE, _read_gradient, derivative, gradient
+from lnsym.engines.general.derivatives import (
+    PROBE,
+    _read_gradient,
+    derivative,
+    gradient,
+    scalar_derivative,
+)
 from lnsym.engines.general.ir_rewrites import _replace_symbol, chain_rule
 from lnsym.engines.general.substitution import AtomSubstitution, Hypotheses, SymbolSubstitution
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import UnsupportedError
 from lnsym.ir import signs as signs
-from lnsym.ir.calculus import Grad, Jvp, Vjp
+from lnsym.ir.calculus import Diff, Grad, Jvp, Vjp
 from lnsym.ir.layers import Normalization
 
 
@@ -90,6 +96,8 @@ class GeneralEngine:
                 return self.form(e.definition())
             case Jvp(expr=f, wrt=wrt, direction=h):
                 return derivative(self.form(f), wrt.name, self.vector(h))
+            case Diff(expr=f, wrt=ir.Const(value=sym)):
+                return scalar_derivative(self.form(f), sym)
             case Vjp() | Grad() if PROBE in ir.vector_atoms(e):
                 raise UnsupportedError(f"the atom name {PROBE} is reserved for lnsym")
             case Vjp(expr=f, wrt=wrt, cotangent=g):

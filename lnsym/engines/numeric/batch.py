@@ -19,8 +19,8 @@ The :class:`Evaluator` here dispatches on the IR's nodes; its parts live beside 
 - :mod:`~lnsym.engines.numeric.environment` — points, the batch's values, per-sample status;
 - :mod:`~lnsym.engines.numeric.rounding` — arithmetic with running error bounds (the rules);
 - :mod:`~lnsym.engines.numeric.constants` — SymPy constants in the sampled scalars;
-- :mod:`~lnsym.engines.numeric.derivatives` — jvp, Jacobians, gradients (complex step,
-  Ridders' central differences);
+- :mod:`~lnsym.engines.numeric.derivatives` — jvp, Jacobians, gradients, derivatives with
+  respect to a scalar (complex step, Ridders' central differences);
 - :mod:`~lnsym.engines.numeric.norms` — operator norms by Lanczos;
 - :mod:`~lnsym.engines.numeric.forms` and :mod:`~lnsym.engines.numeric.arrays` — facts read
   off an expression's form, and array helpers.
@@ -35,7 +35,7 @@ mean (two additions of numbers near 1e8), an error along 1:
 
 >>> from lnsym import vector, core, eps
 >>> z = vector("z")
->>> point = Point(3, {"z": np.array([1.0, 2.0, 4.0]) + 1e8}, {eps: 1 / 3})
+>>> point = SamplePoint(3, {"z": np.array([1.0, 2.0, 4.0]) + 1e8}, {eps: 1 / 3})
 >>> value, bound = Evaluator(Env.of([point], track=True), Status(1)).get(core(z))
 >>> value.round(5)
 array([[-0.97014, -0.24254,  1.21268]])
@@ -66,14 +66,14 @@ from lnsym.engines.numeric.constants import Constants
 from lnsym.engines.numeric.derivatives import Derivatives
 from lnsym.engines.numeric.environment import Env as Env
 from lnsym.engines.numeric.environment import Pair
-from lnsym.engines.numeric.environment import Point as Point
+from lnsym.engines.numeric.environment import SamplePoint as SamplePoint
 from lnsym.engines.numeric.environment import Status as Status
 from lnsym.engines.numeric.forms import is_centered, is_nonnegative, is_uniform
 from lnsym.engines.numeric.norms import operator_norm
 from lnsym.engines.numeric.norms import top_eigenvalue as _top_eigenvalue  # noqa: F401
 from lnsym.engines.numeric.rounding import BoundedArithmetic
 from lnsym.errors import DomainError, UnsupportedError
-from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
+from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
 
 
 class Evaluator(BoundedArithmetic, Constants, Derivatives):
@@ -172,6 +172,8 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
                 return self._inside(e, env.with_scalar(sym, self.get(v)))
             case Jvp(expr=f, wrt=wrt, direction=h):
                 return self.directional(f, wrt, self.get(h))
+            case Diff(expr=f, wrt=ir.Const(value=sym)):
+                return self.scalar_derivative(f, sym)
             case Grad(expr=f, wrt=wrt):
                 return self.jacobian(f, wrt)
             case Vjp(expr=f, wrt=wrt, cotangent=g):

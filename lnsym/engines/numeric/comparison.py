@@ -18,7 +18,7 @@ import numpy as np
 from lnsym import ir
 from lnsym.engines.numeric.arrays import bound_sum, maxabs
 from lnsym.engines.numeric.batch import Evaluator
-from lnsym.engines.numeric.environment import INDETERMINATE, UNDEFINED, Env, Point, Status
+from lnsym.engines.numeric.environment import INDETERMINATE, UNDEFINED, Env, SamplePoint, Status
 
 #: A side may differ from the other by this many times its rounding-error bound.
 _MARGIN = 10.0
@@ -31,13 +31,15 @@ _BATCH = 64
 class Sample:
     """A point where both sides are defined: their values and the relative error."""
 
-    point: Point
+    point: SamplePoint
     lhs: np.ndarray
     rhs: np.ndarray
     error: float
 
 
-def compare_all(statement: ir.Relation, points: list[Point]) -> list[Sample | tuple[str, str]]:
+def compare_all(
+    statement: ir.Relation, points: list[SamplePoint]
+) -> list[Sample | tuple[str, str]]:
     """Judge every point, in order, evaluating those of one dimension in batches."""
     by_dimension: dict[int, list[int]] = {}
     for i, point in enumerate(points):
@@ -52,7 +54,7 @@ def compare_all(statement: ir.Relation, points: list[Point]) -> list[Sample | tu
     return results
 
 
-def compare(statement: ir.Relation, points: list[Point]) -> list[Sample | tuple[str, str]]:
+def compare(statement: ir.Relation, points: list[SamplePoint]) -> list[Sample | tuple[str, str]]:
     """Evaluate both sides at a batch of points of one dimension, with error bounds, and
     score each point: a :class:`Sample`, or (``"undefined"``/``"indeterminate"``, why)."""
     n, real = len(points), points[0].dtype

@@ -1,15 +1,17 @@
-"""Derivatives of batched values: directional derivatives (jvp), Jacobians and gradients.
+"""Derivatives of batched values: directional derivatives (jvp), Jacobians, gradients and
+derivatives with respect to a scalar symbol (diff).
 
 Derivatives are finite-difference based:
 
-- a first derivative (jvp, vjp, grad, or the Jacobian behind an operator norm) of an
+- a first derivative (jvp, vjp, grad, the Jacobian behind an operator norm, or diff) of an
   expression free of other derivatives uses the **complex step** f'(x)·h ≈ Im f(x + iτh)/τ
-  with τ·max|h| ≤ 1e-100 (1e-15 in float32), τ a power of 2. It has no subtractive
-  cancellation, so any τ this small is exact to machine precision; it needs only that every
-  operation be analytic (sums of products, never ``vdot``/``conj``; principal square roots;
-  real parts kept in the domain of each power).
+  with τ·max|h| ≤ 1e-100 (1e-15 in float32), τ a power of 2 (for diff, x is the scalar and
+  h = 1). It has no subtractive cancellation, so any τ this small is exact to machine
+  precision; it needs only that every operation be analytic (sums of products, never
+  ``vdot``/``conj``; principal square roots; real parts kept in the domain of each power).
 - a derivative of an expression that contains derivatives (or an operator norm, which is
-  not analytic) uses **Ridders' central differences**: steps shrinking by 2 with Richardson
+  not analytic; or, for diff, a constant such as |a| that is not analytic in the scalar)
+  uses **Ridders' central differences**: steps shrinking by 2 with Richardson
   extrapolation, starting where no power's base changes by more than 1% (about 0.005σ of
   the input for the core, whatever its offset).
 
@@ -28,6 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import sympy
 
 from lnsym import ir
 from lnsym.engines.numeric.arrays import (
@@ -46,7 +49,7 @@ from lnsym.engines.numeric.environment import (
     Pair,
     Status,
 )
-from lnsym.engines.numeric.forms import has_derivative, power_bases
+from lnsym.engines.numeric.forms import has_derivative, is_analytic_in, kinks, power_bases
 from lnsym.errors import DomainError
 
 _RIDDERS_SHRINK = 2.0
@@ -66,6 +69,7 @@ class Derivatives:
     u: float
     get: Callable[[ir.Expr], Pair]
     _child: Callable[..., Any]
+    _const: Callable[[Any], Pair]
 
     def directional(self, f: ir.Expr, wrt: ir.VectorAtom, h: Pair) -> Pair:
         """D_wrt f along ``h`` (which may carry basis axes) at this point."""
@@ -82,35 +86,71 @@ class Derivatives:
         bound = 0.0
         if self.env.track:  # errors in x and h move along
             bound = bound_sum(bx, bound_times(1j * tau[:, None], bh))
-        value, vbound = self._child(self.env.with_vector(wrt.name, (moved, bound))).get(f)
+        return self._imaginary_part(f, self.env.with_vector(wrt.name, (moved, bound)), tau)
+
+    def scalar_derivative(self, f: ir.Expr, sym: sympy.Symbol) -> Pair:
+        """∂f/∂sym at this point: the complex step in the scalar (sym + iτ), or Ridders'
+        central differences for an expression with derivatives inside, or with a constant
+        that is not analytic in ``sym`` (|a|, whose complex step would vanish)."""
+        if sym not in self.env.scalars:
+            raise DomainError(f"no value given for the symbol {sym}")
+        x, bx = self.env.scalars[sym]
+        ones = np.ones(self.env.n)
+        for argument in kinks(f, sym):  # |x| has no derivative where x = 0
+            try:
+                at = np.asarray(self._const(argument)[0])
+            except DomainError:  # a symbol that only a substitution inside f gives a value
+                continue
+            what = f"undefined at this point: the derivative of |{argument}| at 0"
+            self.status.flag(per_sample(at == 0, self.env.n, 1, np.any), UNDEFINED, what)
+        if has_derivative(f) or not is_analytic_in(f, sym):
+            return self._ridders(f, sym, (np.asarray(x), bx), (np.asarray(1.0), 0.0), ones)
+        # τ a power of 2 (the direction is 1): τ and the division by τ are exact.
+        tau = np.full(self.env.n, np.exp2(np.floor(np.log2(COMPLEX_STEP[self.env.real]))))
+        tau = tau.astype(self.env.real)
+        moved = x + 1j * tau  # the error of x moves along; iτ is exact
+        return self._imaginary_part(f, self.env.with_scalar(sym, (moved, bx)), tau)
+
+    def _imaginary_part(self, f: ir.Expr, env: Env, tau: np.ndarray) -> Pair:
+        """Im f / τ in ``env`` (moved by iτ), with the imaginary part of f's bound over τ."""
+        value, vbound = self._child(env).get(f)
         tau_out = tau[:, None] if f.kind == "vector" else tau
         out = (np.imag(value) / tau_out).astype(self.env.real)
         if not self.env.track or is_exact(vbound):
             return out, 0.0
         return out, np.imag(vbound) / tau_out
 
-    def _ridders(self, f: ir.Expr, name: str, x: Pair, h: Pair, scale: np.ndarray) -> Pair:
+    def _moved(self, target: str | sympy.Symbol, pair: Pair, status: Status | None) -> Any:
+        """A child evaluator with the vector atom (a name) or scalar symbol at ``pair``."""
+        if isinstance(target, str):
+            return self._child(self.env.with_vector(target, pair), status)
+        return self._child(self.env.with_scalar(target, pair), status)
+
+    def _ridders(
+        self, f: ir.Expr, target: str | sympy.Symbol, x: Pair, h: Pair, scale: np.ndarray
+    ) -> Pair:
         """Ridders' extrapolated central differences (Numerical Recipes, dfridr), with the
-        steps, the extrapolation and its stopping chosen per sample.
+        steps, the extrapolation and its stopping chosen per sample. ``target`` is the
+        name of the vector atom moved along h, or the scalar symbol moved along h = 1.
 
         Flags as indeterminate the samples where the extrapolation does not settle down to
         the rounding level, so that no digit of the derivative can be trusted.
         """
         env, n, u = self.env, self.env.n, self.u
         axis = 2 if f.kind == "vector" else 1
+        vector = isinstance(target, str)
         (xv, bx), (hv, bh) = x, h
 
         def central(step: np.ndarray, status: Status) -> tuple[np.ndarray, Any]:
+            along = step[:, None] if vector else step  # a step per sample
             values = []
             for sign in (1, -1):
-                delta = sign * step[:, None] * hv
+                delta = sign * along * hv
                 moved = xv + delta
                 bound = 0.0
                 if env.track:  # x ± step·h is rounded too
-                    bound = bound_sum(
-                        bx, bound_times(step[:, None], bh), u * (np.abs(xv) + np.abs(delta))
-                    )
-                values.append(self._child(env.with_vector(name, (moved, bound)), status).get(f))
+                    bound = bound_sum(bx, bound_times(along, bh), u * (np.abs(xv) + np.abs(delta)))
+                values.append(self._moved(target, (moved, bound), status).get(f))
             (plus, bplus), (minus, bminus) = values
             width = 2 * expand_samples(step, axis)
             quotient = (plus - minus) / width
@@ -118,8 +158,8 @@ class Derivatives:
                 return quotient, 0.0
             return quotient, bound_sum(bplus, bminus) / width + 2 * u * np.abs(quotient)
 
-        largest = 0.1 * np.maximum(1.0, per_sample(np.abs(xv), n, 2, np.max))
-        step = self._first_step(f, name, h, largest / np.where(scale > 0, scale, 1.0))
+        largest = 0.1 * np.maximum(1.0, per_sample(np.abs(xv), n, 2 if vector else 1, np.max))
+        step = self._first_step(f, target, h, largest / np.where(scale > 0, scale, 1.0))
         for _ in range(_RIDDERS_STEPS):  # large first steps may leave the domain: shrink
             trial = Status(n)
             central(step, trial)
@@ -176,21 +216,26 @@ class Derivatives:
             best[1], expand_samples(np.where(error <= trust, error, 0.0), axis)
         )
 
-    def _first_step(self, f: ir.Expr, name: str, h: Pair, largest: np.ndarray) -> np.ndarray:
+    def _first_step(
+        self, f: ir.Expr, target: str | sympy.Symbol, h: Pair, largest: np.ndarray
+    ) -> np.ndarray:
         """Per sample, a first step that moves no power's base by more than 1%.
 
         The nonlinearity of an IR expression lives in its powers; the rate |D B(h)/B| of
         each derivative-free base B (by complex step) sets the length scale — about σ for
-        the core, however large the offset of the input.
+        the core, however large the offset of the input; about q + ε for ε.
         """
         rate = np.zeros(self.env.n)
-        for base in power_bases(f, name):
+        for base in power_bases(f, target):
             # A scratch evaluator: a base may be undefined where f is not (e.g. a base
             # that is only defined after a substitution).
             scratch = self._child(replace(self.env, track=False), Status(self.env.n))
             try:
                 value = np.real(scratch.value(base))
-                change, _ = scratch.directional(base, ir.VectorAtom(name), (h[0], 0.0))
+                if isinstance(target, str):
+                    change, _ = scratch.directional(base, ir.VectorAtom(target), (h[0], 0.0))
+                else:
+                    change, _ = scratch.scalar_derivative(base, target)
             except DomainError:
                 continue
             ratio = np.abs(np.broadcast_to(change, np.broadcast_shapes(change.shape, value.shape)))

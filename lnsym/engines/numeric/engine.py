@@ -9,7 +9,7 @@ the two sides of a claim on a few hundred sampled points within a tolerance buil
 those bounds; it draws them with :mod:`~lnsym.engines.numeric.sampling` and scores them
 with :mod:`~lnsym.engines.numeric.comparison`. The public helpers (:func:`evaluate`,
 :func:`jacobian`, :func:`lipschitz_ratio`, from :mod:`~lnsym.engines.numeric.pointwise`)
-and :class:`Point` are re-exported here.
+and :class:`SamplePoint` are re-exported here.
 
 The bound replaced a Monte Carlo estimate (four randomly perturbed twins of every value,
 whose spread estimated the error). The twins were 77% of the engine's cost at d = 768 and
@@ -25,7 +25,7 @@ bound cannot see.
 
 >>> from lnsym import vector, core, eps
 >>> z = vector("z")
->>> evaluate(core(z), Point(3, {"z": np.array([1.0, 2.0, 4.0])}, {eps: 1 / 3}))
+>>> evaluate(core(z), SamplePoint(3, {"z": np.array([1.0, 2.0, 4.0])}, {eps: 1 / 3}))
 array([-0.9701425 , -0.24253563,  1.21267813])
 """
 
@@ -41,7 +41,7 @@ from lnsym import ir
 from lnsym.engines.numeric.comparison import Sample as _Sample
 from lnsym.engines.numeric.comparison import compare as _compare  # noqa: F401 (benchmarks)
 from lnsym.engines.numeric.comparison import compare_all as _compare_all
-from lnsym.engines.numeric.environment import Point as Point
+from lnsym.engines.numeric.environment import SamplePoint as SamplePoint
 from lnsym.engines.numeric.environment import real_dtype
 from lnsym.engines.numeric.forms import DERIVATIVES, has_derivative, nodes
 from lnsym.engines.numeric.pointwise import evaluate as evaluate
@@ -53,7 +53,7 @@ from lnsym.errors import DomainError
 if TYPE_CHECKING:
     from lnsym.engines.base import Checkable, Evidence
 
-__all__ = ["Point", "evaluate", "evidence", "jacobian", "lipschitz_ratio"]
+__all__ = ["SamplePoint", "evaluate", "evidence", "jacobian", "lipschitz_ratio"]
 
 #: Points are drawn this many at a time (and evaluated in batches of one dimension, see
 #: :mod:`~lnsym.engines.numeric.comparison`): memory stays bounded whatever the number of
@@ -119,7 +119,7 @@ def evidence(
     drawn_dims: set[int] = set()
     eps_drawn: list[float] = []
     for first in range(0, samples, _WINDOW):
-        window: list[Point] = []
+        window: list[SamplePoint] = []
         for k in range(first, min(samples, first + _WINDOW)):
             point = sampler.point(k)
             if point is None:

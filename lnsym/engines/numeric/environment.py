@@ -1,6 +1,6 @@
 """What a batch is evaluated in: the points, their values as arrays, and per-sample status.
 
-- :class:`Point` — values for the atoms at one point (what a user or the sampler gives).
+- :class:`SamplePoint` — values for the atoms at one point (what a user or the sampler gives).
 - :class:`Env` — the values of a batch of points, as arrays with a sample axis.
 - :class:`Status` — per sample: evaluable (``OK``), ``INDETERMINATE`` or ``UNDEFINED``.
 - :class:`Undefined` — raised where a single point is undefined.
@@ -33,7 +33,7 @@ class Undefined(DomainError):
 
 
 @dataclass
-class Point:
+class SamplePoint:
     """Values for the atoms: vectors of length ``d`` and scalar symbols.
 
     Args:
@@ -121,7 +121,7 @@ class Env:
     batch: int = 1
 
     @staticmethod
-    def of(points: list[Point], track: bool) -> Env:
+    def of(points: list[SamplePoint], track: bool) -> Env:
         """The batch of ``points``, which share their dimension, atoms, symbols and dtype."""
         first = points[0]
         vectors = {}

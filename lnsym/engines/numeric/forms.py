@@ -12,10 +12,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from lnsym import ir
-from lnsym.ir.calculus import Grad, Jvp, OperatorNorm, Vjp
+import sympy
 
-DERIVATIVES = (Jvp, Vjp, Grad, OperatorNorm)
+from lnsym import ir
+from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
+
+DERIVATIVES = (Jvp, Vjp, Grad, OperatorNorm, Diff)
+#: Functions of the scalars that are not analytic (where they are differentiable, the
+#: complex step may still not see it: |a + iτ| is real), so a derivative with respect to
+#: a scalar inside one takes central differences.
+_NOT_ANALYTIC = (
+    sympy.Abs, sympy.sign, sympy.Min, sympy.Max, sympy.Piecewise, sympy.floor,
+    sympy.ceiling, sympy.frac, sympy.Heaviside, sympy.re, sympy.im, sympy.arg,
+    sympy.conjugate,
+)  # fmt: skip
 
 
 def nodes(e: ir.Expr) -> Iterator[ir.Expr]:
@@ -88,15 +98,60 @@ def is_uniform(e: ir.Expr) -> bool:
     return False
 
 
+def _symbols(e: ir.Expr) -> set[sympy.Symbol]:
+    """The scalar symbols written in ``e`` or in the definitions of its defined nodes."""
+    found: set[sympy.Symbol] = set()
+    for node in nodes(e):
+        if isinstance(node, ir.Const):
+            found |= node.value.free_symbols
+        elif isinstance(node, ir.Power):
+            found |= node.exponent.free_symbols
+    return found
+
+
+@lru_cache(maxsize=4096)
+def is_analytic_in(e: ir.Expr, sym: sympy.Symbol) -> bool:
+    """Whether no constant of ``e`` applies a non-analytic function (|x|, sign, max, …) to
+    an expression in ``sym``: then the complex step in ``sym`` is exact."""
+    for node in nodes(e):
+        values = [node.value] if isinstance(node, ir.Const) else []
+        if isinstance(node, ir.Power):
+            values.append(node.exponent)
+        for value in values:
+            if any(sym in f.free_symbols for f in value.atoms(*_NOT_ANALYTIC)):
+                return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def kinks(e: ir.Expr, sym: sympy.Symbol) -> tuple[sympy.Expr, ...]:
+    """The arguments x, in ``sym``, of |x|, sign(x) and H(x) in the constants of ``e``: where
+    one is 0 the derivative in ``sym`` does not exist (central differences would give 0)."""
+    found: set[sympy.Expr] = set()
+    for node in nodes(e):
+        if isinstance(node, ir.Const):
+            for kink in node.value.atoms(sympy.Abs, sympy.sign, sympy.Heaviside):
+                if sym in kink.args[0].free_symbols:
+                    found.add(kink.args[0])
+    return tuple(sorted(found, key=sympy.default_sort_key))
+
+
 @lru_cache(maxsize=1024)
-def power_bases(e: ir.Expr, atom: str) -> tuple[ir.Expr, ...]:
-    """The derivative-free bases of non-polynomial powers in ``e`` that involve ``atom``."""
+def power_bases(e: ir.Expr, target: str | sympy.Symbol) -> tuple[ir.Expr, ...]:
+    """The derivative-free bases of non-polynomial powers in ``e`` that involve ``target``
+    (the name of a vector atom, or a scalar symbol)."""
+
+    def involves(base: ir.Expr) -> bool:
+        if isinstance(target, str):
+            return target in ir.vector_atoms(base)
+        return target in _symbols(base)
+
     bases = {
         node.base
         for node in nodes(e)
         if isinstance(node, ir.Power)
         and not (node.exponent.is_Integer and node.exponent >= 0)
         and not has_derivative(node.base)
-        and atom in ir.vector_atoms(node.base)
+        and involves(node.base)
     }
     return tuple(sorted(bases, key=repr))

@@ -14,11 +14,11 @@ import numpy as np
 
 from lnsym import ir
 from lnsym.engines.numeric.batch import Evaluator
-from lnsym.engines.numeric.environment import OK, Env, Point, Status, Undefined
+from lnsym.engines.numeric.environment import OK, Env, SamplePoint, Status, Undefined
 from lnsym.errors import DomainError, UserInputError
 
 
-def evaluate(e: ir.Expr, point: Point) -> np.ndarray | float:
+def evaluate(e: ir.Expr, point: SamplePoint) -> np.ndarray | float:
     """Evaluate an IR expression at a point.
 
     Args:
@@ -34,7 +34,7 @@ def evaluate(e: ir.Expr, point: Point) -> np.ndarray | float:
 
     >>> from lnsym import vector, var, ones
     >>> z = vector("z")
-    >>> evaluate(var(z + 10**8 * ones), Point(3, {"z": np.array([1.0, 2.0, 3.0])}))
+    >>> evaluate(var(z + 10**8 * ones), SamplePoint(3, {"z": np.array([1.0, 2.0, 3.0])}))
     0.6666666666666666
     """
     value = _at(point, lambda ev: ev.value(e))
@@ -42,7 +42,7 @@ def evaluate(e: ir.Expr, point: Point) -> np.ndarray | float:
     return float(value) if value.ndim == 0 else np.array(value)
 
 
-def jacobian(expr: ir.Expr, wrt: ir.VectorAtom, point: Point) -> np.ndarray:
+def jacobian(expr: ir.Expr, wrt: ir.VectorAtom, point: SamplePoint) -> np.ndarray:
     """The Jacobian matrix of ``expr`` with respect to the atom ``wrt`` at ``point``.
 
     Computed by complex step (Ridders' central differences if ``expr`` holds derivatives).
@@ -55,7 +55,7 @@ def jacobian(expr: ir.Expr, wrt: ir.VectorAtom, point: Point) -> np.ndarray:
 
     >>> from lnsym import vector, mean
     >>> z = vector("z")
-    >>> jacobian(mean(z), z, Point(2, {"z": np.array([1.0, 5.0])}))
+    >>> jacobian(mean(z), z, SamplePoint(2, {"z": np.array([1.0, 5.0])}))
     array([[0.5, 0.5]])
     """
     wrt = _atom(wrt)
@@ -63,7 +63,7 @@ def jacobian(expr: ir.Expr, wrt: ir.VectorAtom, point: Point) -> np.ndarray:
     return np.array(matrix.reshape(-1, point.d))
 
 
-def lipschitz_ratio(f: ir.Expr, wrt: ir.VectorAtom, point: Point, h: Any) -> float:
+def lipschitz_ratio(f: ir.Expr, wrt: ir.VectorAtom, point: SamplePoint, h: Any) -> float:
     """The finite-difference ratio ‖f(wrt + h) − f(wrt)‖ / ‖h‖ at ``point``.
 
     Args:
@@ -78,7 +78,7 @@ def lipschitz_ratio(f: ir.Expr, wrt: ir.VectorAtom, point: Point, h: Any) -> flo
 
     >>> from lnsym import vector, core, eps
     >>> z = vector("z")
-    >>> point = Point(2, {"z": np.array([7.0, 7.0])}, {eps: 1e-2})
+    >>> point = SamplePoint(2, {"z": np.array([7.0, 7.0])}, {eps: 1e-2})
     >>> round(lipschitz_ratio(core(z), z, point, np.array([1e-3, -1e-3])), 6)
     9.9995
     """
@@ -88,7 +88,7 @@ def lipschitz_ratio(f: ir.Expr, wrt: ir.VectorAtom, point: Point, h: Any) -> flo
         raise UserInputError(f"h must be a nonzero vector of length {point.d}")
     if wrt.name not in point.vectors:
         raise DomainError(f"no value given for the vector {wrt.name}")
-    moved = Point(
+    moved = SamplePoint(
         point.d,
         {**point.vectors, wrt.name: point.vectors[wrt.name] + step},
         point.scalars,
@@ -104,7 +104,7 @@ def _atom(wrt: Any) -> ir.VectorAtom:
     return wrt
 
 
-def _at(point: Point, compute: Callable[[Evaluator], np.ndarray]) -> np.ndarray:
+def _at(point: SamplePoint, compute: Callable[[Evaluator], np.ndarray]) -> np.ndarray:
     """Evaluate at one point (a batch of one, without error bounds).
 
     Raises:

@@ -17,7 +17,7 @@ import sympy
 from sympy.core.sorting import default_sort_key
 
 from lnsym import ir
-from lnsym.engines.numeric.environment import Point
+from lnsym.engines.numeric.environment import SamplePoint
 from lnsym.engines.numeric.forms import nodes
 from lnsym.errors import DomainError
 
@@ -65,7 +65,7 @@ class Sampler:
         large = _LARGE_DIMENSION if _LARGE_DIMENSION in valid else None
         return [k for k in valid if k != _LARGE_DIMENSION] or valid, large
 
-    def point(self, k: int) -> Point | None:
+    def point(self, k: int) -> SamplePoint | None:
         """The k-th sample, or None when the projections left a nonconstant atom constant."""
         rng = self.rng
         if self.large is not None and k % _LARGE_EVERY == _LARGE_EVERY - 1:
@@ -84,7 +84,7 @@ class Sampler:
                 return None
         scalars = {s: _scalar(s, k, j, rng) for j, s in enumerate(self.symbols)}
         slack = {name: value for name, value in slack.items() if value}
-        return Point(d, vectors, scalars, self.dtype, slack)
+        return SamplePoint(d, vectors, scalars, self.dtype, slack)
 
     def _constrained(
         self, name: str, v: np.ndarray, done: dict[str, np.ndarray], slack: dict[str, float]

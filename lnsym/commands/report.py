@@ -1,0 +1,114 @@
+"""``lnsym report``: check the catalog and render it as Markdown, LaTeX and PDF, with the
+review of the source documents when the catalog holds every item it cites.
+
+``--check`` writes nothing and names the stale files instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from lnsym.commands.options import (
+    add_check_options,
+    add_paths,
+    checker_options,
+    jobs,
+    output_dir,
+)
+from lnsym.commands.output import check_output_dir, write_rendered
+
+
+def add_parser(sub: Any) -> None:
+    """The ``report`` subcommand: check the catalog and render it as Markdown, LaTeX and PDF."""
+    report = sub.add_parser(
+        "report",
+        help="render the checked derivations as Markdown, LaTeX and PDF",
+        description="Check every claim and derivation and render reports into DIR: "
+        "layernorm.md, layernorm.tex, layernorm.pdf (when latexmk and pdflatex are "
+        "installed) and figures/, and, when the catalog holds every item it cites, the "
+        "review of the source documents as source-review.md, .tex and .pdf. Exits 1 if "
+        "an item does not get its expected verdict.",
+    )
+    add_paths(report)
+    report.add_argument(
+        "--out", type=output_dir, default=Path("reports"), metavar="DIR", help="default: reports"
+    )
+    report.add_argument(
+        "--format",
+        default="md,tex,pdf",
+        metavar="LIST",
+        help="comma-separated formats among md, tex, pdf (default: md,tex,pdf)",
+    )
+    report.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 and name the stale files if DIR is not what would be "
+        "rendered (the PDF is checked by the fingerprint of its LaTeX source)",
+    )
+    add_check_options(report)
+    report.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check, render, then write the reports or (``--check``) compare them with DIR."""
+    from lnsym.checking.catalog import load
+    from lnsym.report.build import (
+        check_catalog,
+        parse_formats,
+        render_report,
+        stale_files,
+        timed_out,
+    )
+    from lnsym.report.model import build_model
+    from lnsym.report.pdf import PdfBuildError
+    from lnsym.report.review_model import DIFFERS, build_review
+
+    formats = parse_formats(args.format)
+    check_output_dir(args.out)
+    sections = load(list(args.paths))
+    results = check_catalog(
+        sections, checker_options(args), jobs=jobs(args.jobs), total_timeout=args.total_timeout
+    )
+    stopped = timed_out(results)
+    if stopped:
+        # A verdict cut by the clock would make the report depend on the machine's load.
+        outcome = "could not check" if args.check else "nothing written"
+        print(
+            f"lnsym: error: the wall-clock safety net (--timeout {args.timeout:g}) stopped "
+            f"{', '.join(stopped)}; {outcome}",
+            file=sys.stderr,
+        )
+        return 1
+    model = build_model(sections, results)
+    for row in model.rows:
+        if not row.passed:
+            print(f"FAIL {row.verdict:<10} {row.id}  <- expected {row.expected}", file=sys.stderr)
+    review = build_review(model)  # None for a catalog without the items the review cites
+    if review is not None and review.count(DIFFERS):
+        print(
+            f"lnsym: note: {review.count(DIFFERS)} number(s) of the source documents differ "
+            "from lnsym's exact values (see source-review.md)",
+            file=sys.stderr,
+        )
+    try:
+        rendered = render_report(model, formats, build=not args.check, review=review)
+    except PdfBuildError as exc:
+        print(f"lnsym: error: {exc}", file=sys.stderr)
+        return 1
+    status = 0 if model.failed == 0 else 1
+    summary = f"{model.passed} passed, {model.failed} failed"
+    if args.check:
+        stale = stale_files(rendered, args.out, formats)
+        for line in stale:
+            print(f"stale: {line}")
+        if stale:
+            print(f"{summary}; {args.out} is out of date: run 'lnsym report' to regenerate it")
+            return 1
+        print(f"{summary}; {args.out} is up to date")
+        return status
+    write_rendered(rendered, args.out)
+    print(summary)
+    return status
