@@ -18,6 +18,8 @@ from lnsym.errors import BudgetExceeded
 
 #: Budgets at least this long (about 11.5 days) are not enforced at all.
 UNENFORCED = 1e6
+#: After a budget has expired, the timer fires again this often until the body is left.
+_REPEAT = 0.02
 
 
 def _enforceable() -> bool:
@@ -40,6 +42,10 @@ def time_budget(seconds: float | None) -> Iterator[bool]:
         return
 
     def expire(signum: int, frame: object) -> None:
+        # Fire again soon: the exception may land where it is swallowed (a garbage
+        # collector callback, a broad ``except`` inside a library), and the budget must
+        # still end the computation.
+        signal.setitimer(signal.ITIMER_REAL, _REPEAT)
         raise BudgetExceeded(f"time budget of {seconds:g} s exceeded")
 
     previous_delay, _ = signal.getitimer(signal.ITIMER_REAL)

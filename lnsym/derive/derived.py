@@ -19,6 +19,7 @@ by every engine; unless the verdict is PROVED (for every d), :func:`derive` rais
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -126,7 +127,7 @@ def derived_steps(previous: ir.Expr) -> list[Step]:
     The chain is found with the general engine alone; its steps are then checked with the
     rest of their derivation, by every engine, like any other step.
     """
-    found = derive(previous, options=Options(engines=("general",)))
+    found = _derived_by_general(previous)
     named, final = found.steps[1], found.steps[-1]
     steps = [Step(final.expr, f"derived automatically: {final.why}")]
     if named.expr != final.expr and named is not final:
@@ -146,8 +147,14 @@ def derived_step(previous: ir.Expr) -> Step:
     >>> step.why.startswith("derived automatically")
     True
     """
-    found = derive(previous, options=Options(engines=("general",)))
+    found = _derived_by_general(previous)
     return Step(found.expr, f"derived automatically: {found.steps[-1].why}")
+
+
+@functools.lru_cache(maxsize=256)
+def _derived_by_general(expr: ir.Expr) -> Derived:
+    # Derivation modules derive when they are imported: once per process, not per load.
+    return derive(expr, options=Options(engines=("general",)))
 
 
 def _candidates(
@@ -156,7 +163,14 @@ def _candidates(
     def reader() -> Reader:
         return Reader(named.layers, named.roots.values())
 
-    first = RewriteStep(_named_why(named), reader().read(form))
+    read: dict[Form, ir.Expr] = {}  # many rewritings give the same form: read it once
+
+    def shown(f: Form) -> ir.Expr:
+        if f not in read:
+            read[f] = reader().read(f)
+        return read[f]
+
+    first = RewriteStep(_named_why(named), shown(form))
     atoms = sorted(_plain_atoms(form))
     best = first
     for by_cores in (False, True):
@@ -170,10 +184,9 @@ def _candidates(
                     shaped: Form = centered
                     if pulled and isinstance(centered, VectorForm):
                         shaped = pull_centering(centered)
-                    why = _why(by_cores, chosen, pulled)
-                    candidate = RewriteStep(why, reader().read(shaped))
-                    if size(candidate.expr) < size(best.expr):
-                        best = candidate
+                    expr = shown(shaped)
+                    if size(expr) < size(best.expr):
+                        best = RewriteStep(_why(by_cores, chosen, pulled), expr)
     return [RewriteStep("as asked", asked), first], best
 
 
@@ -192,8 +205,8 @@ def _why(by_cores: bool, centered: tuple[str, ...], pulled: bool) -> str:
     if by_cores:
         parts.append("each core's input a written as mean(a)𝟏 + s·𝐮")
     if centered:
-        names = ", ".join(centered)
-        parts.append(f"{names} written as P{names} + mean({names})𝟏 (the means cancel)")
+        written = " and ".join(f"{a} = P{a} + mean({a})𝟏" for a in centered)
+        parts.append(f"{written} (the means cancel)")
     if pulled:
         parts.append("c·m − c·mean(m)𝟏 collected as c·P m")
     parts.append("common factor pulled out")

@@ -38,7 +38,8 @@ from lnsym import (
 )
 from lnsym.checking.budget import time_budget
 from lnsym.checking.catalog import load
-from lnsym.checking.claims import Claim, derivation_claims
+from lnsym.checking.claims import Claim, DerivationResult, derivation_claims
+from lnsym.engines.base import Evidence
 from lnsym.engines.concrete.engine import check_dimension, evidence, instantiate, jacobian
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
 from lnsym.ir.calculus import OperatorNorm
@@ -160,9 +161,24 @@ def _expected(claim: Claim) -> str:
     return "holds"
 
 
+def _from_the_shared_run(claim: Claim) -> Evidence:
+    """The concrete engine's evidence on ``claim`` from the test session's one full check of
+    the catalog (tests/report_support.py), computed here when that check did not run it."""
+    from report_support import catalog_results
+
+    for outcome in catalog_results().values():
+        for result in outcome.steps if isinstance(outcome, DerivationResult) else (outcome,):
+            if result.claim.id == claim.id:
+                found = [e for e in result.evidence if e.engine == "concrete"]
+                if found:
+                    return found[0]
+    return evidence(claim, max_d=8)  # e.g. both sides identical: no engine ran
+
+
 @pytest.mark.parametrize("claim", _catalog(), ids=lambda claim: claim.id)
 def test_catalog_claims_at_every_dimension_up_to_8(claim: Claim) -> None:
-    result = evidence(claim, max_d=8)
+    # The full check uses the default options: the concrete engine at d = 1..8, seed 0.
+    result = _from_the_shared_run(claim)
     assert result.outcome == _expected(claim), result.detail
     assert result.data["exact"] is True
     if result.outcome != "counterexample":
@@ -445,9 +461,27 @@ def test_recheck_and_promote() -> None:
 
 
 def test_budgets_propagate() -> None:
-    claim = Claim("j", Eq(jvp(u, z, h), closed_form(h)))
+    # Fresh names, so that no value cached by an earlier test makes the check instant.
+    a, b = vector("budget_a"), vector("budget_b")
+    claim = Claim("j", Eq(jvp(jvp(core(a), a, b), a, b), jvp(jvp(core(a), a, b), a, b) * 1))
     with pytest.raises(BudgetExceeded), time_budget(0.01):
         evidence(claim, max_d=8)
+
+
+def test_an_expired_budget_is_not_lost_where_its_exception_is_swallowed() -> None:
+    import time as clock
+
+    swallowed = 0
+    with pytest.raises(BudgetExceeded), time_budget(0.01):
+        end = clock.monotonic() + 5
+        while clock.monotonic() < end:
+            try:
+                clock.sleep(0.005)
+            except BudgetExceeded:  # a library that catches too much
+                swallowed += 1
+                if swallowed >= 2:
+                    raise
+    assert swallowed == 2
 
 
 # ---------------------------------------------------------------------------------------
