@@ -93,19 +93,9 @@ CLAIMS = [
         title="False: like the core, RMS normalization ignores a common shift of the input",
     ),
     Claim(
-        "rms.jacobian",
-        Eq(jvp(r, a, h), (h - r * dot(r, h) / d) / rho),
-        title="The Jacobian along h is (h − r⟨r, h⟩/d)/ρ with r = rms(a), ρ = √(m + ε)",
-    ),
-    Claim(
         "rms.along_input",
         Eq(jvp(r, a, a), eps / (m + eps) * r),
         title="Along the input itself the Jacobian gives εr/ρ²: zero exactly when ε = 0",
-    ),
-    Claim(
-        "rms.input_gradient",
-        Eq(grad(loss, a), (g_hat - r * dot(r, g_hat) / d) / rho),
-        title="∂ℓ/∂a = (ĝ − r⟨r, ĝ⟩/d)/ρ for ℓ = ⟨g, γ ⊙ rms(a)⟩ and ĝ = γ ⊙ g",
     ),
     Claim(
         "rms.gain_gradient",
@@ -138,16 +128,6 @@ CLAIMS = [
         "weight_norm.scale_invariant",
         Eq(weight_norm(c * v, gain), w),
         title="Re-scaling v by c > 0 leaves w unchanged",
-    ),
-    Claim(
-        "weight_norm.gain_gradient",
-        Eq(diff(w, gain), v / length),
-        title="∂w/∂g = v/‖v‖, the unit vector along v",
-    ),
-    Claim(
-        "weight_norm.direction_gradient",
-        Eq(vjp(w, v, delta), gain / length * (delta - v * dot(v, delta) / length**2)),
-        title="∂ℓ/∂v = (g/‖v‖)(I − vvᵀ/‖v‖²)δ for the upstream gradient δ = ∂ℓ/∂w",
     ),
     Claim(
         "weight_norm.direction_gradient_orthogonal",
