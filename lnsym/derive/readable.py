@@ -15,6 +15,7 @@ candidates are compared: the number of nodes of the IR tree.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 import sympy
@@ -126,7 +127,7 @@ class Reader:
         if not f.terms:
             return ir.Scaled(ir.Const(sympy.Integer(0)), ir.Ones())
         coefficients = [self._named(c) for _, c in f.terms]
-        common = _common_factor(coefficients)
+        common = _common_factor(tuple(coefficients))
         parts = [
             (self._tidy(sympy.cancel(c / common)), m)
             for c, (m, _) in zip(coefficients, f.terms, strict=True)
@@ -213,8 +214,7 @@ class Reader:
         return sym
 
     def _tidy(self, c: sympy.Expr) -> sympy.Expr:
-        candidates = [c, sympy.factor(c), sympy.together(c), sympy.expand(c), sympy.cancel(c)]
-        return min(candidates, key=lambda x: (sympy.count_ops(x), sympy.default_sort_key(x)))
+        return _smallest_shape(c)
 
     def _scalar_of(self, f: sympy.Expr) -> ir.Expr:
         """A SymPy scalar over the named symbols as IR, numerator over denominator."""
@@ -258,7 +258,15 @@ class Reader:
         raise UnsupportedError(f"cannot read {f} back as an expression")
 
 
-def _common_factor(coefficients: list[sympy.Expr]) -> sympy.Expr:
+@functools.lru_cache(maxsize=4096)
+def _smallest_shape(c: sympy.Expr) -> sympy.Expr:
+    """The smallest of SymPy's shapes of ``c`` (candidates share many coefficients: cached)."""
+    candidates = [c, sympy.factor(c), sympy.together(c), sympy.expand(c), sympy.cancel(c)]
+    return min(candidates, key=lambda x: (sympy.count_ops(x), sympy.default_sort_key(x)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _common_factor(coefficients: tuple[sympy.Expr, ...]) -> sympy.Expr:
     """The largest factor shared by every coefficient (a monomial over a monomial)."""
     common = sympy.factor_terms(sympy.together(coefficients[0]))
     for c in coefficients[1:]:
