@@ -31,6 +31,7 @@ from lnsym.checking.verdicts import Verdict
 from lnsym.derive.named import NamedForms
 from lnsym.derive.readable import Reader, center_atoms, inputs_by_cores, pull_centering, size
 from lnsym.engines.general import GeneralEngine, VectorForm
+from lnsym.engines.general.symbols import _POWER_SUMS
 from lnsym.engines.general.vector_form import Form
 from lnsym.errors import LnsymError, UnsupportedError
 from lnsym.printing.printer import abbreviations_for, latex, text
@@ -147,8 +148,7 @@ def derived_step(previous: ir.Expr) -> Step:
     >>> step.why.startswith("derived automatically")
     True
     """
-    found = _derived_by_general(previous)
-    return Step(found.expr, f"derived automatically: {found.steps[-1].why}")
+    return derived_steps(previous)[-1]
 
 
 @functools.lru_cache(maxsize=256)
@@ -214,8 +214,6 @@ def _why(by_cores: bool, centered: tuple[str, ...], pulled: bool) -> str:
 
 
 def _plain_atoms(f: Form) -> set[str]:
-    from lnsym.engines.general.symbols import _POWER_SUMS
-
     names: set[str] = set()
     if isinstance(f, VectorForm):
         for m, c in f.terms:

@@ -21,7 +21,7 @@ import sympy
 from sympy.core.sorting import default_sort_key
 
 from lnsym import ir
-from lnsym.engines.general import GeneralEngine, VectorForm, mentions_vectors, power_sum
+from lnsym.engines.general import GeneralEngine, VectorForm, mentions_vectors
 from lnsym.engines.general.derivatives import PROBE, _read_gradient
 from lnsym.engines.general.substitution import Rewriter
 from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
@@ -218,8 +218,3 @@ class _LayerRelations(Rewriter):
             layer = self.layers[m[0]]
             return ir.d * (1 - layer.eps / layer.root**2)
         return None
-
-
-def centered_sum(atom: str) -> sympy.Expr:
-    """S[a] for one atom (the power sum a centered atom's relation sets to 0)."""
-    return power_sum((atom,))

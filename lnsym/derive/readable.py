@@ -23,7 +23,7 @@ import sympy
 from lnsym import ir
 from lnsym.derive.named import Layer, NamedRoot
 from lnsym.engines.general import VectorForm, power_sum
-from lnsym.engines.general.substitution import AtomSubstitution, Rewriter
+from lnsym.engines.general.substitution import AtomSubstitution, Hypotheses
 from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
 from lnsym.engines.general.vector_form import Form
 from lnsym.errors import UnsupportedError
@@ -50,15 +50,11 @@ def center_atoms(f: Form, atoms: Iterable[str]) -> Form:
     direction), the means cancel and the result is written in P a alone.
     """
     for a in atoms:
-        centered = VectorForm.atom(_CENTERED_PREFIX + a)
+        name = _CENTERED_PREFIX + a
         mean = VectorForm.monomial(ONE).scale(power_sum((a,)) / ir.d)
-        f = _CenteredSums().form(AtomSubstitution(a, centered + mean).form(f))
+        f = AtomSubstitution(a, VectorForm.atom(name) + mean).form(f)
+        f = Hypotheses([ir.Centered(ir.VectorAtom(name))]).form(f)  # S[P·a] = 0
     return f
-
-
-class _CenteredSums(Rewriter):
-    def power_sum(self, m: Monomial) -> sympy.Expr | None:
-        return sympy.Integer(0) if len(m) == 1 and m[0].startswith(_CENTERED_PREFIX) else None
 
 
 def inputs_by_cores(f: Form, layers: Iterable[Layer]) -> Form:
