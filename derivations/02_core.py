@@ -1,7 +1,7 @@
 """The normalized core and the layer output
 
-The core u_ε(z) = Pz/√(q(z) + ε) divides the centered input by its stabilized standard
-deviation; the layer then applies a coordinatewise gain and bias, y = γ ⊙ u_ε(z) + β. The core
+The core u = Pz/√(q(z) + ε) divides the centered input by its stabilized standard
+deviation; the layer then applies a coordinatewise gain and bias, y = γ ⊙ u + β. The core
 always has mean zero and variance q/(q + ε) < 1, so with ε > 0 it never reaches unit variance
 exactly. Because only Pz and q(z) enter, a common shift of the input — for instance a change
 c·1 of the bias of an affine map in front of the layer — has no effect at all.
@@ -64,7 +64,7 @@ CLAIMS = [
     Claim(
         "core.variance_below_one",
         Le(r, 1, certificate=[eps / (q + eps)]),
-        title="The core's variance stays below 1: 1 − var(u) = ε/(q + ε) > 0",
+        title="The core's variance never exceeds 1: var(u) ≤ 1, with gap 1 − var(u) = ε/(q + ε)",
         source="article, core-variance inverse paragraph (unit variance is never attained)",
     ),
     Claim(

@@ -1,6 +1,6 @@
 """The Jacobian of the core
 
-Differentiating u_ε(z) = Pz/s with s = √(q(z) + ε) gives the Jacobian
+Differentiating the core u = Pz/s with s = √(q(z) + ε) gives the Jacobian
 J = (P − uuᵀ/d)/s: the centering P, minus a rank-one correction along the core itself,
 scaled by 1/s. J is symmetric and annihilates 1. The learned bias adds nothing to the
 input Jacobian, and the gain multiplies it on the left: the full output has Jacobian
@@ -131,7 +131,7 @@ CLAIMS = [
             EIGEN_CORE,
             EIGEN_REST,
             EIGEN_ORDER,
-            how="1, u and the centered vectors orthogonal to z span ℝ^d; for d ≥ 3 the last "
+            how="1, u and the centered vectors orthogonal to z span ℝᵈ; for d ≥ 3 the last "
             "family is nonzero, so the largest eigenvalue 1/s is attained",
             witnesses=[ones, mean(z) * ones + s * u],  # 1 and z lie in span{1, u}
         ),
@@ -140,7 +140,7 @@ CLAIMS = [
         "jacobian.norm_two_coordinates",
         Eq(opnorm(u, z), lambda_u),
         assumptions=[dimension(2), nonconstant(z)],
-        title="For d = 2 and q > 0 the operator norm of J is ε/(q + ε)^(3/2), below 1/s",
+        title="For d = 2 and q > 0 the operator norm of J is ε/((q + ε)s), below 1/s",
         source="article, two-coordinate Jacobian example",
         proof=by_lemma(
             SPECTRAL_NORM,

@@ -96,7 +96,7 @@ CLAIMS = [
             ),
             g1 * core(z1) + g2 * core(z2),
         ),
-        title="A gain shared by two positions collects Σ_t g_t ⊙ u(z_t)",
+        title="A gain shared by two positions collects Σₜ gₜ ⊙ u(zₜ)",
         source="backpropagation notes, step 1, read as a sum over positions",
     ),
     Claim(

@@ -49,7 +49,7 @@ CLAIMS = [
     Claim(
         "source.layer_definition",
         Eq(y, gamma * u + beta),
-        title="The layer output is the gained core plus the bias: y = γ ⊙ u_ε(z) + β",
+        title="The layer output is the gained core plus the bias: y = γ ⊙ u + β",
         source="article, bias paragraph (the display after 'Writing the core as' is missing) "
         "and gain paragraph",
     ),

@@ -34,8 +34,29 @@ from lnsym.ir import (
     var,
     vector,
 )
+from lnsym.ir.batch_layers import (
+    batch_norm,
+    batch_norm_eval,
+    group_norm,
+    instance_norm,
+    layer_norm_rows,
+    rms_norm_rows,
+    weight_norm_rows,
+)
 from lnsym.ir.calculus import diff, grad, jvp, opnorm, vjp
 from lnsym.ir.layers import core, layer_norm, rms_norm, weight_norm
+from lnsym.ir.matrices import (
+    column,
+    first_case,
+    flatten,
+    matrix,
+    mean_along,
+    ones_matrix,
+    row,
+    sum_along,
+    total,
+)
+from lnsym.ir.names import m, n
 
 # Importing lnsym.printing installs the IR's repr (lnsym.ir.nodes.PRINTERS).
 from lnsym.printing import latex, text
@@ -88,4 +109,22 @@ __all__ = [
     "vjp",
     "weight_norm",
     "worked_example",
+    "batch_norm",
+    "batch_norm_eval",
+    "group_norm",
+    "instance_norm",
+    "layer_norm_rows",
+    "rms_norm_rows",
+    "weight_norm_rows",
+    "column",
+    "first_case",
+    "flatten",
+    "matrix",
+    "mean_along",
+    "ones_matrix",
+    "row",
+    "sum_along",
+    "total",
+    "m",
+    "n",
 ]

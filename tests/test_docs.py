@@ -30,7 +30,7 @@ def test_the_module_verifies_and_renders_as_described(tmp_path, capsys, monkeypa
     assert [line.split()[1] for line in lines[:-1]] == ["PROVED", "PROVED", "REFUTED", "PROVED"]
     assert lines[-1] == "4 passed, 0 failed"
     assert main(["report", "my_identities.py", "--out", "my-report", "--format", "md,tex"]) == 0
-    report = (tmp_path / "my-report" / "layernorm.md").read_text()
+    report = (tmp_path / "my-report" / "my_identities.md").read_text()
     assert "The squared norm of the core" in report and "mine.norm_derivation" in report
 
 

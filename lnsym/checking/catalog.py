@@ -4,6 +4,8 @@ A derivation module is a trusted Python file that defines ``CLAIMS`` (a list of
 :class:`~lnsym.checking.claims.Claim`) and optionally ``DERIVATIONS`` (a list of
 :class:`~lnsym.checking.proof.Derivation`); its docstring introduces the section (first line:
 title). A directory stands for its ``*.py`` files not starting with ``_``, in name order.
+Two optional names are kept for the report of the module (:mod:`lnsym.report.document`
+checks them): ``TITLE``, the report's title, and ``FIGURES``, the figures it shows.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ class Section:
     description: str
     claims: tuple[Claim, ...]
     derivations: tuple[Derivation, ...]
+    #: The module's ``TITLE`` (None when it defines none), for the title of its report.
+    report_title: object = None
+    #: The module's ``FIGURES``, unchecked (the report checks them).
+    figures: tuple[object, ...] = ()
 
     @property
     def name(self) -> str:
@@ -120,7 +126,18 @@ def _load_file(path: Path) -> Section:
             raise CatalogError(f"{path}: DERIVATIONS holds {item!r}, which is not a Derivation")
     doc = (module.__doc__ or path.stem).strip()
     title, _, description = doc.partition("\n")
-    return Section(path, title.strip(), description.strip(), tuple(claims), tuple(derivations))
+    figures = getattr(module, "FIGURES", ())
+    if not isinstance(figures, list | tuple):
+        raise CatalogError(f"{path}: FIGURES must be a list")
+    return Section(
+        path,
+        title.strip(),
+        description.strip(),
+        tuple(claims),
+        tuple(derivations),
+        getattr(module, "TITLE", None),
+        tuple(figures),
+    )
 
 
 def _describe(exc: BaseException) -> str:

@@ -27,6 +27,7 @@ from lnsym.checking.verdicts import Verdict
 from lnsym.engines.base import Counterexample, Evidence, Outcome
 from lnsym.engines.general import Decision, GeneralEngine
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
+from lnsym.ir.matrices import has_matrices
 from lnsym.printing.evidence import counterexample_text
 from lnsym.printing.printer import latex, text
 
@@ -103,6 +104,10 @@ def _lemma(claim: Claim, checker: Checker) -> Evidence:
 
 
 def _concrete(claim: Claim, checker: Checker) -> Evidence:
+    if has_matrices(claim.statement):
+        from lnsym.engines.concrete import matrices
+
+        return matrices.evidence(claim, seed=checker.options.seed)
     from lnsym.engines.concrete.engine import (
         evidence,  # imported when first used: start-up stays light
     )
@@ -111,6 +116,10 @@ def _concrete(claim: Claim, checker: Checker) -> Evidence:
 
 
 def _numeric(claim: Claim, checker: Checker) -> Evidence:
+    if has_matrices(claim.statement):
+        from lnsym.engines.numeric import matrices
+
+        return matrices.evidence(claim, samples=checker.options.samples, seed=checker.options.seed)
     from lnsym.engines.numeric.engine import evidence
 
     return evidence(claim, samples=checker.options.samples, seed=checker.options.seed)
@@ -312,7 +321,14 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
     survives, a numeric engine's violating sample is evaluated exactly too, and added as
     an exact counterexample when the violation is real there.
     """
-    from lnsym.engines.concrete.engine import promote, recheck  # imported when first used
+    from lnsym.engines.concrete.engine import promote
+    from lnsym.engines.concrete.engine import recheck as recheck_vectors
+    from lnsym.engines.concrete.matrices import recheck as recheck_matrices
+
+    # Matrices are re-checked entry by entry, written out afresh at the point's sizes.
+    recheck: Callable[..., tuple[Any, str]] = (
+        recheck_matrices if has_matrices(claim.statement) else recheck_vectors
+    )
 
     out: list[Evidence] = []
     confirmed = False

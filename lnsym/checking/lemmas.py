@@ -210,18 +210,18 @@ def _spectral_norm(
                 if not any(_combines(w, c, vectors, x, equal) for w in application.witnesses):
                     raise _Mismatch(f"no witness writes {c!r} as a combination of {vectors!r}")
             if equal(spectrum.families[0][1], top) and _lowest_dimension(claim) > len(constraints):
-                return "J is symmetric, its eigenvectors span ℝ^d, and λ* is attained on a family"
+                return "J is symmetric, its eigenvectors span ℝᵈ, and λ* is attained on a family"
         else:
             fixed = {a.value for a in claim if isinstance(a, ir.FixedDimension)}
             if len(fixed) != 1 or len(vectors) < fixed.pop():
-                raise _Mismatch("explicit eigenvectors alone span ℝ^d only at a fixed d")
+                raise _Mismatch("explicit eigenvectors alone span ℝᵈ only at a fixed d")
             for i, e in enumerate(vectors):
                 if not nonzero(e):
                     raise _Mismatch(f"the eigenvector {e!r} is not shown nonzero")
                 if any(not equal(ir.Dot(e, other), _ZERO) for other in vectors[i + 1 :]):
                     raise _Mismatch(f"the eigenvectors {vectors!r} are not shown orthogonal")
         if any(equal(lam, top) and nonzero(e) for e, lam in spectrum.explicit):
-            return "J is symmetric, its eigenvectors span ℝ^d, and λ* is attained"
+            return "J is symmetric, its eigenvectors span ℝᵈ, and λ* is attained"
         raise _Mismatch(f"{top!r} is not shown attained on a nonzero eigenvector")
 
     return _applied(check)
@@ -295,7 +295,7 @@ def _combines(
 
 SPECTRAL_NORM = Lemma(
     "spectral-norm",
-    "A symmetric matrix whose eigenvectors span ℝ^d has operator 2-norm equal to the "
+    "A symmetric matrix whose eigenvectors span ℝᵈ has operator 2-norm equal to the "
     "largest absolute value of its eigenvalues.",
     "spectral theorem; e.g. Horn & Johnson, Matrix Analysis, 2nd ed., Thm. 4.1.5 and §5.6",
     _spectral_norm,
@@ -303,7 +303,7 @@ SPECTRAL_NORM = Lemma(
 
 MEAN_VALUE_INEQUALITY = Lemma(
     "mean-value-inequality",
-    "If a differentiable map on ℝ^d satisfies ‖Df(x)h‖ ≤ L‖h‖ for all x and h, then "
+    "If a differentiable map on ℝᵈ satisfies ‖Df(x)h‖ ≤ L‖h‖ for all x and h, then "
     "‖f(x + h) − f(x)‖ ≤ L‖h‖ for all x and h.",
     "mean value inequality; e.g. Rudin, Principles of Mathematical Analysis, Thm. 9.19",
     _mean_value,

@@ -27,10 +27,13 @@ def add_parser(sub: Any) -> None:
         "report",
         help="render the checked derivations as Markdown, LaTeX and PDF",
         description="Check every claim and derivation and render reports into DIR: "
-        "layernorm.md, layernorm.tex, layernorm.pdf (when latexmk and pdflatex are "
-        "installed) and figures/, and, when the catalog holds every item it cites, the "
-        "review of the source documents as source-review.md, .tex and .pdf. Exits 1 if "
-        "an item does not get its expected verdict.",
+        "NAME.md, NAME.tex, NAME.pdf (when latexmk and pdflatex are installed) and "
+        "figures/, and, when the catalog holds every item it cites, the review of the "
+        "source documents as source-review.md, .tex and .pdf. NAME is layernorm for the "
+        "built-in catalog, else the name of the module file (or directory) given, or "
+        "report for several; the title is the modules' TITLE or first docstring line, the "
+        "figures those listed in their FIGURES. Exits 1 if an item does not get its "
+        "expected verdict.",
     )
     add_paths(report)
     report.add_argument(
@@ -62,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         stale_files,
         timed_out,
     )
+    from lnsym.report.document import document_for
     from lnsym.report.model import build_model
     from lnsym.report.pdf import PdfBuildError
     from lnsym.report.review_model import DIFFERS, build_review
@@ -69,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     formats = parse_formats(args.format)
     check_output_dir(args.out)
     sections = load(list(args.paths))
+    document = document_for(sections, list(args.paths))  # before the long check
     results = check_catalog(
         sections, checker_options(args), jobs=jobs(args.jobs), total_timeout=args.total_timeout
     )
@@ -82,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    model = build_model(sections, results)
+    model = build_model(sections, results, document)
     for row in model.rows:
         if not row.passed:
             print(f"FAIL {row.verdict:<10} {row.id}  <- expected {row.expected}", file=sys.stderr)

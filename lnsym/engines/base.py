@@ -57,6 +57,10 @@ class Counterexample:
     lhs: ExactValue
     rhs: ExactValue
     relation: Literal["eq", "le"]  # the statement violated: lhs = rhs, or lhs ≤ rhs
+    #: For a matrix statement: the sizes (n, d, m by name) and the 1-based index of the
+    #: entry that differs; the point's matrix entries are scalars named X11, X12, ….
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    entry: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

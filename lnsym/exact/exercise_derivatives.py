@@ -17,7 +17,7 @@ import lnsym.exact.nice_data as nice
 from lnsym import ir
 from lnsym.errors import CrossCheckError
 from lnsym.exact.exercise_draft import BETA, GAMMA, SCALE, Draft, G, H, U, Y, Z
-from lnsym.exact.exercise_writing import forward_steps, inline_vector, prose
+from lnsym.exact.exercise_writing import forward_steps, inline_vector, prose, slash
 from lnsym.ir.calculus import jvp, vjp
 from lnsym.ir.layers import core
 from lnsym.printing.numbers import latex_matrix, latex_number, latex_vector
@@ -43,27 +43,44 @@ def jacobian_kind(draft: Draft) -> None:
     if not symmetric:  # pragma: no cover - the closed form is symmetric by construction
         raise CrossCheckError(f"exercise {draft.number}: J is not symmetric")
     outer = tuple(tuple(a * b for b in u) for a in u)
-    draft.part("Compute $s$ and the core $@u$.", forward_steps(z, f))
+    draft.explain_eps(f["variance"], eps, f["scale"])
     draft.part(
-        "Compute the Jacobian of the core, $J = (P - @u @u^{\\top} / d) / s$.",
+        draft.pick("Compute $s$ and the core $@u$.", "Run the forward pass up to $s$ and $@u$."),
+        forward_steps(z, f),
+    )
+    draft.part(
+        draft.pick(
+            "Compute the Jacobian of the core, $J = (P - @u @u^{\\top} / d) / s$.",
+            "Use $J = (P - @u @u^{\\top} / d) / s$ to write down the Jacobian of the core.",
+        ),
         [
             (r"P", rf"I - @1 @1^{{\top}} / {d} = {_m(cf.centering(d))}"),
             (r"@u @u^{\top}", _m(outer)),
             (r"J", _m(jac)),
         ],
+        hint="$P$ has $1 - 1/d$ on the diagonal and $-1/d$ elsewhere.",
     )
     draft.part(
-        "Check that $J @1 = 0$ and that $J$ is symmetric.",
+        draft.pick(
+            "Check that $J @1 = 0$ and that $J$ is symmetric.",
+            "What do the rows of $J$ sum to? Is $J$ symmetric? Explain both.",
+        ),
         [(r"J @1", _v(ones))],
         "Every row sums to $0$ (a shift of the input does not move the core), and "
         "$J^{\\top} = J$ because $P$ and $@u @u^{\\top}$ are symmetric.",
+        hint="$P @1 = 0$ and $\\langle @u, @1 \\rangle = 0$.",
     )
     draft.part(
-        "Compute the Jacobian $\\operatorname{diag}(@gamma) J$ of the output "
-        "$@y = @gamma \\odot @u + @beta$.",
+        draft.pick(
+            "Compute the Jacobian $\\operatorname{diag}(@gamma) J$ of the output "
+            "$@y = @gamma \\odot @u + @beta$.",
+            "The layer's output is $@y = @gamma \\odot @u + @beta$. What is its Jacobian "
+            "with respect to $@z$?",
+        ),
         [(r"\operatorname{diag}(@gamma) J", _m(full))],
         "Row $i$ of $J$ is multiplied by $\\gamma_i$; the bias does not appear, and the "
         "result is no longer symmetric unless the gain is constant.",
+        hint="$y_i = \\gamma_i u_i + \\beta_i$: differentiate row by row.",
     )
 
 
@@ -92,30 +109,57 @@ def gradients(draft: Draft) -> None:
     # ⟨1, ∂ℓ/∂z⟩ is the derivative of ℓ = ⟨g, y⟩ along 1: another route through the IR.
     total = draft.answer("grad_z_sum", cf.total(gz), jvp(ir.dot(G, Y), Z, ir.ones))
     gu = cf.hadamard(g_hat, u)
-    draft.part("Compute the core $@u$.", forward_steps(z, f))
+    jg = cf.apply(f["jacobian"], g_hat)
+    centered_g_hat = cf.subtract(g_hat, cf.vec([cf.mean(g_hat)] * d))
+    inner = cf.subtract(centered_g_hat, cf.times(cf.mean(gu), u))
+    if jg != gz:  # pragma: no cover - Jᵀ = J, proved in derivations/03_jacobian.py
+        raise CrossCheckError(f"exercise {draft.number}: J ĝ differs from ∂ℓ/∂z")
+    s = f["scale"]
+    draft.explain_eps(f["variance"], eps, s)
     draft.part(
-        "Compute $\\partial \\ell / \\partial @beta$ and $\\partial \\ell / \\partial @gamma$.",
+        draft.pick("Compute the core $@u$.", "Run the forward pass: find $@u$."),
+        forward_steps(z, f),
+    )
+    draft.part(
+        draft.pick(
+            "Compute $\\partial \\ell / \\partial @beta$ and $\\partial \\ell / \\partial @gamma$.",
+            "Find the gradients of $\\ell$ with respect to the bias and the gain.",
+        ),
         [
             (r"\partial \ell / \partial @beta", rf"@g = {_v(gb)}"),
             (r"\partial \ell / \partial @gamma", rf"@g \odot @u = {_v(gg)}"),
         ],
+        hint="$y_i$ depends on $\\beta_i$ and $\\gamma_i$ only, and linearly.",
     )
     draft.part(
-        "Compute $\\partial \\ell / \\partial @z = (@ghat - \\mu(@ghat) @1 - "
-        "\\mu(@ghat \\odot @u) @u) / s$ with $@ghat = @gamma \\odot @g$.",
+        draft.pick(
+            "Compute $\\partial \\ell / \\partial @z$.",
+            "Backpropagate to the input: find $\\partial \\ell / \\partial @z$.",
+        ),
         [
             (r"@ghat", rf"@gamma \odot @g = {_v(g_hat)}"),
             (r"\mu(@ghat)", _n(cf.mean(g_hat))),
             (r"@ghat \odot @u", _v(gu)),
             (r"\mu(@ghat \odot @u)", _n(cf.mean(gu))),
-            (r"\partial \ell / \partial @z", _v(gz)),
+            (r"@ghat - \mu(@ghat) @1 - \mu(@ghat \odot @u) @u", _v(inner)),
+            (r"\partial \ell / \partial @z", rf"J^{{\top}} @ghat = (\ldots) / s = {_v(gz)}"),
+            (r"J @ghat", rf"{_v(jg)} \quad (\text{{the same, as }} J^{{\top}} = J)"),
         ],
+        "The gain enters through $@ghat = @gamma \\odot @g$; then the symmetric $J$ removes "
+        "the mean of $@ghat$ and its component along $@u$, and divides by $s$.",
+        hint="$\\partial \\ell / \\partial @z = J^{\\top} (@gamma \\odot @g)$; expand "
+        "$J = (P - @u @u^{\\top} / d) / s$.",
     )
     draft.part(
-        "What is the sum of the entries of $\\partial \\ell / \\partial @z$, and why?",
+        draft.pick(
+            "What is the sum of the entries of $\\partial \\ell / \\partial @z$, and why?",
+            "Add up the entries of $\\partial \\ell / \\partial @z$. Could you have "
+            "predicted the result?",
+        ),
         [(r"\langle @1, \partial \ell / \partial @z \rangle", _n(total))],
         "It is $0$: $\\partial \\ell / \\partial @z = J^{\\top} @ghat$ and "
         "$\\langle @1, J^{\\top} @ghat \\rangle = \\langle J @1, @ghat \\rangle = 0$.",
+        hint="Shifting $@z$ by $c @1$ does not change $\\ell$.",
     )
 
 
@@ -146,8 +190,16 @@ def sensitivity(draft: Draft) -> None:
     )
     if (ratio, bound, slope) != (1 / s, 1 / e, 1 / e):  # pragma: no cover - the construction
         raise CrossCheckError(f"exercise {draft.number}: the sensitivity data are not as built")
+    draft.note = prose(
+        f"Why $@eps = {_n(eps)}$: it is the square of ${_n(e)}$, so the bound "
+        f"$1 / \\sqrt{{@eps}}$ is a fraction, and $q(@h) + @eps = ({slash(s)})^2$ is a "
+        "square too."
+    )
     draft.part(
-        "Compute $@u(@z)$ and $@u(@z + @h)$.",
+        draft.pick(
+            "Compute $@u(@z)$ and $@u(@z + @h)$.",
+            "Find the core before and after the perturbation: $@u(@z)$ and $@u(@z + @h)$.",
+        ),
         [
             (r"@u(@z)", rf"P@z / s = {_v(u0)}"),
             (r"P(@z + @h)", r"@h \quad (\text{as } \langle @1, @h \rangle = 0)"),
@@ -159,6 +211,7 @@ def sensitivity(draft: Draft) -> None:
             (r"s(@z + @h)", rf"\sqrt{{{_n(q_h)} + {_n(eps)}}} = {_n(s)}"),
             (r"@u(@z + @h)", rf"@h / s(@z + @h) = {_v(u1)}"),
         ],
+        hint="A constant input has $P@z = 0$; and $P@h = @h$ since $@h$ is centered.",
     )
     draft.part(
         "Compute $\\rho = \\lVert @u(@z + @h) - @u(@z) \\rVert / \\lVert @h \\rVert$ and compare "
@@ -169,6 +222,7 @@ def sensitivity(draft: Draft) -> None:
         ],
         f"$\\rho = {_n(ratio)} < {_n(bound)}$: the finite ratio $1 / \\sqrt{{q(@h) + @eps}}$ "
         "stays below the bound and approaches it as $@h$ shrinks.",
+        hint="$\\lVert @u(@z + @h) - @u(@z) \\rVert = \\lVert @h \\rVert / s(@z + @h)$.",
     )
     draft.part(
         "At this $@z$ the Jacobian of the core is $J = P / \\sqrt{@eps}$. Compute "

@@ -5,7 +5,9 @@ a :class:`Draft`: it records the data (:meth:`Draft.given`), then each answer wi
 :meth:`Draft.answer`, which evaluates the IR expression of the asked quantity with the
 concrete engine (:mod:`lnsym.engines.concrete.engine`, SymPy's own calculus) and refuses a
 closed form that differs from it by raising :class:`~lnsym.errors.CrossCheckError` — so a
-sheet is never printed with an answer the IR does not confirm.
+sheet is never printed with an answer the IR does not confirm. Derivations, proofs and true
+or false statements go through the engines instead (:meth:`Draft.derive`,
+:meth:`Draft.statement`, :mod:`lnsym.exact.exercise_proving`).
 """
 
 from __future__ import annotations
@@ -13,25 +15,31 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import sympy
 
 from lnsym import ir
+from lnsym.checking.claims import Claim, Result
 from lnsym.engines.concrete import engine as concrete
 from lnsym.errors import CrossCheckError
 from lnsym.exact.closed_form import Vec
-from lnsym.exact.exercise_model import TITLES, AnswerLine, Exercise, ExerciseValue, Part, Prose
-from lnsym.exact.exercise_writing import listing, prose, tex
+from lnsym.exact.exercise_model import KIND_INFO, AnswerLine, Exercise, ExerciseValue, Part, Prose
+from lnsym.exact.exercise_proving import Link, check_chain, check_statement
+from lnsym.exact.exercise_writing import listing, prose, slash, tex
 from lnsym.exact.nice_data import Novelty
 from lnsym.ir.layers import core, layer_norm
+from lnsym.printing.numbers import latex_number
 from lnsym.printing.printer import Math
 
 _X = sympy.Dummy("x")
+_T = TypeVar("_T")
 # The IR atoms an exercise's data bind, by the names of its params; and the core and layer.
 Z, GAMMA, BETA = ir.vector("z"), ir.vector("gamma"), ir.vector("beta")
 G, H, V = ir.vector("g"), ir.vector("h"), ir.vector("v")
 _ATOMS = {"z": Z, "gamma": GAMMA, "beta": BETA, "g": G, "h": H, "v": V}
+#: The IR scalars an exercise's data bind, by the names of its params.
+_SCALARS = {"eps": ir.eps, "c": ir.scalar("c")}
 U = core(Z)
 Y = layer_norm(Z, GAMMA, BETA)
 #: s = √(q + ε) as an IR expression.
@@ -74,6 +82,22 @@ class Draft:
         self.answers: dict[str, ExerciseValue] = {}
         self.parts: list[Part] = []
         self.setting: Prose = ()
+        self.note: Prose = ()
+        self.proved: dict[str, str] = {}
+
+    def pick(self, *choices: _T) -> _T:
+        """One of several phrasings (or values), chosen by the sheet's seed."""
+        return self.rng.choice(choices)
+
+    def explain_eps(self, q: Fraction, eps: Fraction, s: Fraction) -> None:
+        """Say in the key why ε has its value: q + ε is a square, so s and the answers are
+        exact fractions."""
+        root = slash(s) if s.denominator == 1 else f"({slash(s)})"
+        self.note = prose(
+            f"Why $@eps = {latex_number(eps)}$: with $q = {latex_number(q)}$ it makes "
+            f"$q + @eps = {latex_number(q + eps)} = {root}^2$ a square, so "
+            f"$s = {latex_number(s)}$ and every answer is an exact fraction."
+        )
 
     def describe(self, *items: str) -> None:
         """Set the setting: "Let d = …, " and the items (prose with ``$...$`` math)."""
@@ -87,8 +111,7 @@ class Draft:
         binding: dict[Any, Any] = {
             _ATOMS[k]: _vector(v) for k, v in self.params.items() if k in _ATOMS
         }
-        if "eps" in self.params:
-            binding[ir.eps] = self.params["eps"]
+        binding.update({_SCALARS[k]: v for k, v in self.params.items() if k in _SCALARS})
         return binding
 
     def answer(
@@ -134,25 +157,70 @@ class Draft:
         self.answers[name] = closed
         return closed
 
-    def part(self, question: str, steps: Sequence[tuple[str, str]], conclusion: str = "") -> None:
-        """Add a part; ``steps`` are (lhs, rhs) LaTeX pairs, prose uses ``$...$`` for math."""
-        self.parts.append(
-            Part(
-                prose(question),
-                tuple(AnswerLine(Math(tex(lhs)), Math(tex(rhs))) for lhs, rhs in steps),
-                prose(conclusion),
-            )
-        )
+    def derive(
+        self,
+        chain_id: str,
+        start: ir.Expr,
+        links: Sequence[Link],
+        assumptions: Sequence[ir.Assumption] = (),
+    ) -> list[tuple[str, ...]]:
+        """A chain of links proved by the engines, as worked lines for :meth:`part`.
+
+        Raises:
+            CrossCheckError: when a link is not PROVED.
+        """
+        lines, verdicts = check_chain(f"exercise.{chain_id}", start, links, assumptions)
+        self.proved.update(verdicts)
+        return list(lines)
+
+    def statement(self, claim: Claim) -> Result:
+        """A statement checked by the engines (PROVED, or REFUTED when it is false).
+
+        Raises:
+            CrossCheckError: when the verdict is not the expected one.
+        """
+        result = check_statement(claim)
+        self.proved[claim.id] = result.verdict.value
+        return result
+
+    def part(
+        self,
+        question: str,
+        steps: Sequence[tuple[str, ...]],
+        conclusion: str = "",
+        *,
+        hint: str = "",
+        code: str = "",
+    ) -> None:
+        """Add a part; prose uses ``$...$`` for math.
+
+        Args:
+            question: the question.
+            steps: worked lines (lhs, rhs) or (lhs, rhs, why, relation), LaTeX with @-names.
+            conclusion: the key's closing sentence.
+            hint: a hint printed on the sheet.
+            code: reference code printed in the key (and run by the tests).
+        """
+        lines = []
+        for step in steps:
+            lhs, rhs, why, relation = (*step, "", "=") if len(step) == 2 else step
+            lines.append(AnswerLine(Math(tex(lhs)), Math(tex(rhs)), Math(tex(why)), Math(relation)))
+        self.parts.append(Part(prose(question), tuple(lines), prose(conclusion), prose(hint), code))
 
     def done(self) -> Exercise:
         """The finished exercise."""
+        info = KIND_INFO[self.kind]
         return Exercise(
             self.number,
             self.kind,
-            TITLES[self.kind],
+            info.title,
             self.d,
             self.setting,
             tuple(self.parts),
             dict(self.params),
             dict(self.answers),
+            info.level,
+            info.category,
+            dict(self.proved),
+            self.note,
         )

@@ -17,7 +17,7 @@ import lnsym.exact.nice_data as nice
 from lnsym import ir
 from lnsym.errors import CrossCheckError
 from lnsym.exact.exercise_draft import SCALE, Draft, U, V, Y, Z
-from lnsym.exact.exercise_writing import forward_steps, inline_vector, slash, sum_text
+from lnsym.exact.exercise_writing import forward_steps, inline_vector, prose, slash, sum_text
 from lnsym.ir.layers import core, layer_norm
 from lnsym.printing.numbers import latex_number, latex_vector
 
@@ -39,15 +39,32 @@ def statistics(draft: Draft) -> None:
     core_mean = draft.answer("core_mean", f["core_mean"], ir.mean(U))
     core_var = draft.answer("core_variance", f["core_variance"], ir.var(U))
     ratio = cf.normalized_variance(q, eps)
+    draft.explain_eps(q, eps, s)
     steps = forward_steps(z, f)
-    draft.part("Compute the mean $\\mu$ and the centered vector $P@z = @z - \\mu @1$.", steps[:2])
+    verb = draft.pick("Compute", "Find", "Work out")
     draft.part(
-        "Compute the variance $q = \\lVert P@z \\rVert^2 / d$ and $s = \\sqrt{q + @eps}$.",
-        steps[2:4],
+        f"{verb} the mean $\\mu$ and the centered vector $P@z = @z - \\mu @1$.",
+        steps[:2],
+        hint="Add the entries and divide by $d$; then subtract $\\mu$ from every entry.",
     )
-    draft.part("Compute the normalized core $@u = P@z / s$.", steps[4:])
     draft.part(
-        "Check that $\\mu(@u) = 0$ and that $q(@u) = q / (q + @eps)$.",
+        f"{verb} the variance $q = \\lVert P@z \\rVert^2 / d$ and $s = \\sqrt{{q + @eps}}$.",
+        steps[2:4],
+        hint="Square the entries of $P@z$ and add them up; here $q + @eps$ is the square of "
+        "a fraction.",
+    )
+    draft.part(
+        draft.pick(
+            "Compute the normalized core $@u = P@z / s$.",
+            "Normalize: what is the core $@u = P@z / s$?",
+        ),
+        steps[4:],
+    )
+    draft.part(
+        draft.pick(
+            "Check that $\\mu(@u) = 0$ and that $q(@u) = q / (q + @eps)$.",
+            "Verify on your numbers that the core has mean $0$ and variance $q / (q + @eps)$.",
+        ),
         [
             (r"\mu(@u)", _n(core_mean)),
             (r"q(@u)", rf"\tfrac{{1}}{{{draft.d}}} \lVert @u \rVert^{{2}} = {_n(core_var)}"),
@@ -55,6 +72,7 @@ def statistics(draft: Draft) -> None:
         ],
         "The core is centered, and its variance is $q/(q + @eps) < 1$: it would be $1$ only "
         "for $@eps = 0$.",
+        hint="$@u$ is a multiple of $P@z$, whose entries sum to $0$.",
     )
 
 
@@ -66,6 +84,7 @@ def shift_scale(draft: Draft) -> None:
     draft.describe(f"$@z = {_vi(z)}$", f"$@eps = {_n(eps)}$")
     f = cf.quantities(z, eps)
     u = draft.answer("core", f["core"], U)
+    draft.explain_eps(f["variance"], eps, f["scale"])
     shifted = cf.add(z, cf.times(c, cf.vec([1] * draft.d)))
     u_shift = draft.answer("shifted_core", cf.core(shifted, eps), core(Z + c * ir.ones))
     scaled = cf.times(Fraction(a), z)
@@ -74,9 +93,15 @@ def shift_scale(draft: Draft) -> None:
         "scaled_scale", cf.scale(scaled, eps), (ir.var(a * Z) + ir.eps) ** sympy.Rational(1, 2)
     )
     u_scale = draft.answer("scaled_core", cf.core(scaled, eps), core(a * Z))
-    draft.part("Compute the core $@u(@z)$.", forward_steps(z, f))
     draft.part(
-        f"Compute $@u(@z + c @1)$ for the shift $c = {_n(c)}$.",
+        draft.pick("Compute the core $@u(@z)$.", "Find the core $@u(@z)$ of this input."),
+        forward_steps(z, f),
+    )
+    draft.part(
+        draft.pick(
+            f"Compute $@u(@z + c @1)$ for the shift $c = {_n(c)}$.",
+            f"Add $c = {_n(c)}$ to every entry of $@z$. What is the core now?",
+        ),
         [
             (r"@z + c @1", _v(shifted)),
             (r"\mu(@z + c @1)", rf"\mu + c = {_n(cf.mean(shifted))}"),
@@ -85,6 +110,7 @@ def shift_scale(draft: Draft) -> None:
         ],
         "$@u(@z + c @1) = @u(@z)$: a shift moves the mean by $c$ and leaves $P@z$, $q$ and "
         "$s$ unchanged.",
+        hint="How do the mean and the centered vector change when every entry moves by $c$?",
     )
     if u_shift != u or u_scale == u:  # pragma: no cover - shift invariance, ε > 0
         raise CrossCheckError(f"exercise {draft.number}: shift and scale behave unexpectedly")
@@ -94,7 +120,10 @@ def shift_scale(draft: Draft) -> None:
         "cancel."
     )
     draft.part(
-        f"Compute $@u(a @z)$ for the scale $a = {a}$.",
+        draft.pick(
+            f"Compute $@u(a @z)$ for the scale $a = {a}$.",
+            f"Multiply $@z$ by $a = {a}$. Is the core the same as before?",
+        ),
         [
             (r"a @z", _v(scaled)),
             (r"P(a @z)", rf"a P@z = {_v(cf.center(scaled))}"),
@@ -103,6 +132,7 @@ def shift_scale(draft: Draft) -> None:
             (r"@u(a @z)", rf"a P@z / s(a @z) = {_v(u_scale)}"),
         ],
         conclusion,
+        hint="$P(a@z) = a P@z$ and $q(a@z) = a^2 q$, but $@eps$ is not multiplied by $a^2$.",
     )
 
 
@@ -119,6 +149,7 @@ def gain_bias(draft: Draft) -> None:
     )  # fmt: skip
     f = cf.quantities(z, eps, gamma, beta)
     u = draft.answer("core", f["core"], U)
+    draft.explain_eps(f["variance"], eps, f["scale"])
     gu = cf.hadamard(gamma, u)
     y = draft.answer("output", f["output"], Y)
     y_mean = draft.answer("output_mean", f["output_mean"], ir.mean(Y))
@@ -131,7 +162,10 @@ def gain_bias(draft: Draft) -> None:
     y0_mean = draft.answer("uniform_output_mean", f0["output_mean"], ir.mean(flat))
     y0_var = draft.answer("uniform_output_variance", f0["output_variance"], ir.var(flat))
     draft.part(
-        "Compute the core $@u$ and the output $@y = @gamma \\odot @u + @beta$.",
+        draft.pick(
+            "Compute the core $@u$ and the output $@y = @gamma \\odot @u + @beta$.",
+            "Run the layer forward: find $@u$, then $@y = @gamma \\odot @u + @beta$.",
+        ),
         [
             *forward_steps(z, f),
             (r"@gamma \odot @u", _v(gu)),
@@ -140,8 +174,12 @@ def gain_bias(draft: Draft) -> None:
     )
     centered = "is" if y_mean == 0 else "is not"
     draft.part(
-        "Compute the mean $\\mu(@y)$. Is the output centered like the core? Compare with "
-        "$\\mu(@beta)$.",
+        draft.pick(
+            "Compute the mean $\\mu(@y)$. Is the output centered like the core? Compare with "
+            "$\\mu(@beta)$.",
+            "The core has mean $0$. Does the output? Compute $\\mu(@y)$ and compare it with "
+            "$\\mu(@beta)$.",
+        ),
         [
             (
                 r"\mu(@y)",
@@ -152,9 +190,13 @@ def gain_bias(draft: Draft) -> None:
         f"The output {centered} centered here: its mean is $\\mu(@beta) = {_n(cf.mean(beta))}$ "
         "plus $\\mu(@gamma \\odot @u)$, which vanishes when the gain is constant but not in "
         "general.",
+        hint="The mean is linear: $\\mu(@y) = \\mu(@gamma \\odot @u) + \\mu(@beta)$.",
     )
     draft.part(
-        "Compute the variance $q(@y)$ and compare it with the core's $q(@u)$.",
+        draft.pick(
+            "Compute the variance $q(@y)$ and compare it with the core's $q(@u)$.",
+            "Does the output keep the variance of the core? Compute $q(@y)$ and $q(@u)$.",
+        ),
         [
             (r"P@y", rf"@y - \mu(@y) @1 = {_v(cf.center(y))}"),
             (r"q(@y)", rf"\tfrac{{1}}{{{d}}} \lVert P@y \rVert^{{2}} = {_n(y_var)}"),
@@ -183,6 +225,7 @@ def gain_bias(draft: Draft) -> None:
         ],  # fmt: skip
         "A constant bias sets the mean and a constant gain multiplies the variance by "
         "$\\gamma_0^2$.",
+        hint="With a constant gain, $\\mu(\\gamma_0 @u) = \\gamma_0 \\mu(@u) = 0$.",
     )
 
 
@@ -201,8 +244,15 @@ def inverse_variance(draft: Draft) -> None:
     draft.answer("input", z, t * V)
     q_z = draft.answer("input_variance", cf.variance(z), ir.var(Z), at=at)
     r_z = draft.answer("core_variance", cf.normalized_variance(q_z, eps), ir.var(U), at=at)
+    draft.note = prose(
+        f"Why $@eps = {_n(eps)}$: it is chosen with $r$ so that the required $q = {_n(q)}$ "
+        f"equals $t^2 q(@v)$ for the fraction $t = {_n(t)}$: the input stays exact."
+    )
     draft.part(
-        "Which input variance $q$ gives the core variance $q / (q + @eps) = r$?",
+        draft.pick(
+            "Which input variance $q$ gives the core variance $q / (q + @eps) = r$?",
+            "Solve $q / (q + @eps) = r$ for the input variance $q$.",
+        ),
         [
             (r"q", r"r (q + @eps)"),
             (r"q (1 - r)", r"@eps r"),
@@ -212,6 +262,7 @@ def inverse_variance(draft: Draft) -> None:
                 rf"{{{slash(1 - r)}}} = {_n(q)}",
             ),
         ],  # fmt: skip
+        hint="Multiply both sides by $q + @eps$ and collect the terms with $q$.",
     )
     draft.part(
         f"Find $t > 0$ such that $@z = t @v$ has variance $q$, for $@v = {_vi(v)}$.",
@@ -224,6 +275,7 @@ def inverse_variance(draft: Draft) -> None:
         ],
         "Any shift $@z + c @1$ works as well, and so does any $@z$ with "
         "$\\lVert P@z \\rVert^2 = d q$.",
+        hint="$q(t@v) = t^2 q(@v)$.",
     )
     draft.part(
         "Check your input: compute $q(@z)$ and the variance of its core $@u$.",

@@ -29,6 +29,8 @@ _NAMES = {
     "g": r"\mathbf{g}",
     "h": r"\mathbf{h}",
     "v": r"\mathbf{v}",
+    "a": r"\mathbf{a}",
+    "b": r"\mathbf{b}",
     "1": r"\mathbf{1}",
     "gamma": r"\boldsymbol{\gamma}",
     "beta": r"\boldsymbol{\beta}",
@@ -43,7 +45,7 @@ def tex(source: str) -> str:
     >>> tex("P@z = @z - \\mu @1")
     'P\\mathbf{z} = \\mathbf{z} - \\mu \\mathbf{1}'
     """
-    return re.sub(r"@(ghat|gamma|beta|eps|[zuyghv1])", lambda m: _NAMES[m.group(1)], source)
+    return re.sub(r"@(ghat|gamma|beta|eps|[zuyghvab1])", lambda m: _NAMES[m.group(1)], source)
 
 
 def prose(source: str) -> Prose:

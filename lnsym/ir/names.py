@@ -23,12 +23,16 @@ from lnsym.errors import ExpressionError
 d = sympy.Symbol("d", integer=True, positive=True)
 #: The stabilizer ε > 0 added to the variance.
 eps = sympy.Symbol("epsilon", positive=True)
+#: The second axis: n rows of a batch (cases or positions) and m inputs of a weight matrix,
+#: positive integer symbols like d (lnsym.ir.matrices).
+n = sympy.Symbol("n", integer=True, positive=True)
+m = sympy.Symbol("m", integer=True, positive=True)
 
 #: User names: ASCII letters first, then letters, digits, _ and ' (safe in LaTeX and Markdown).
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,31}\Z")
 #: Atom names lnsym itself may use (a leading _ marks an internal atom such as a probe).
 _ATOM_NAME = re.compile(r"_?[A-Za-z][A-Za-z0-9_']{0,31}\Z")
-_RESERVED = {"d": "lnsym.d", "epsilon": "lnsym.eps"}
+_RESERVED = {"d": "lnsym.d", "epsilon": "lnsym.eps", "n": "lnsym.n", "m": "lnsym.m"}
 
 
 def scalar(name: str, *, positive: bool = False) -> sympy.Symbol:
@@ -56,7 +60,7 @@ def _check_constant(value: Any) -> None:
     for sym in value.free_symbols:
         if not isinstance(sym, sympy.Symbol) or sym.is_Dummy:
             raise ExpressionError(f"the constant {value} uses the unnamed symbol {sym!r}")
-        if sym.name in _RESERVED and sym not in (d, eps):
+        if sym.name in _RESERVED and sym not in (d, eps, n, m):
             raise ExpressionError(f"the symbol {sym.name!r} is reserved: use {_RESERVED[sym.name]}")
         _check_name(sym.name)
         if sym.is_real is not True:

@@ -25,6 +25,7 @@ import sympy
 from sympy.printing.precedence import PRECEDENCE, precedence
 
 from lnsym import ir
+from lnsym.ir import matrices as mx
 
 ADD, MUL, POW, ATOM = (
     PRECEDENCE["Add"],
@@ -43,8 +44,12 @@ def ir_precedence(e: Any) -> int:
         return ADD
     if isinstance(e, ir.Scaled | ir.Hadamard | ir.ScalarProduct | ir.Substitution):
         return MUL
-    if isinstance(e, ir.Power):
+    if isinstance(e, ir.Power | mx.MatPower | mx.Transpose):
         return POW
+    if isinstance(e, mx.MatSum):
+        return ADD
+    if isinstance(e, mx.MatScaled | mx.MatHadamard | mx.MatMul):
+        return MUL
     return ATOM
 
 

@@ -2,6 +2,9 @@
 
 Engines return exact values (:class:`~lnsym.engines.base.Counterexample`); this module is
 where they become text. Reports are compared byte for byte, so this text is part of them.
+Sentences for people write the values with the readable text printer (``8·√(5)/25``); the
+JSON record keeps SymPy's text (``8*sqrt(5)/25``), which programs parse, beside LaTeX and
+decimals.
 
 >>> import sympy
 >>> from lnsym.engines.base import Counterexample
@@ -10,9 +13,9 @@ where they become text. Reports are compared byte for byte, so this text is part
 >>> point_text(found)
 'd = 2, z = (0, 1), ε = 1'
 >>> counterexample_text(found)
-'d = 2, z = (0, 1), ε = 1: lhs = sqrt(2)/2 ≠ rhs = 1'
->>> counterexample_record(found)["lhs_decimal"]
-'0.707106781187'
+'d = 2, z = (0, 1), ε = 1: lhs = √(2)/2 ≠ rhs = 1'
+>>> counterexample_record(found)["lhs"], counterexample_record(found)["lhs_decimal"]
+('sqrt(2)/2', '0.707106781187')
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import sympy
 
 from lnsym.engines.base import Counterexample, Evidence, ExactValue
 from lnsym.ir.names import unicode_name
+from lnsym.printing.text_printer import text
 
 #: Digits of the decimal approximations shown next to exact values.
 DECIMAL_DIGITS = 12
@@ -32,15 +36,15 @@ DECIMAL_DIGITS = 12
 def point_text(found: Counterexample) -> str:
     """``d = 2, z = (0, 1), ε = 1``: the point, vectors then scalars, each by name."""
     where = [f"d = {found.d}"]
-    where += [f"{unicode_name(a)} = {value_text(v)}" for a, v in sorted(found.vectors.items())]
-    where += [f"{unicode_name(s)} = {value_text(v)}" for s, v in sorted(found.scalars.items())]
+    where += [f"{unicode_name(a)} = {value_words(v)}" for a, v in sorted(found.vectors.items())]
+    where += [f"{unicode_name(s)} = {value_words(v)}" for s, v in sorted(found.scalars.items())]
     return ", ".join(where)
 
 
 def counterexample_text(found: Counterexample, limit: int = 80) -> str:
     """The point and both sides, each side cut to about ``limit`` characters."""
     relation = ">" if found.relation == "le" else "≠"
-    lhs, rhs = (_short(value_text(side), limit) for side in (found.lhs, found.rhs))
+    lhs, rhs = (_short(value_words(side), limit) for side in (found.lhs, found.rhs))
     return f"{point_text(found)}: lhs = {lhs} {relation} rhs = {rhs}"
 
 
@@ -74,8 +78,13 @@ def evidence_json(evidence: Evidence) -> dict[str, Any]:
 
 
 def value_text(value: ExactValue) -> str:
-    """``(-sqrt(2)/2, sqrt(2)/2)``: SymPy's text of each (tidied) entry."""
+    """``(-sqrt(2)/2, sqrt(2)/2)``: SymPy's text of each (tidied) entry, for programs."""
     return _each(value, str)
+
+
+def value_words(value: ExactValue) -> str:
+    """``(-√(2)/2, √(2)/2)``: each (tidied) entry by the readable text printer, for people."""
+    return _each(value, lambda x: text(x, readable=True))
 
 
 def value_latex(value: ExactValue) -> str:

@@ -126,13 +126,13 @@ def notation() -> list[tuple[str, str]]:
         ),
         (
             latex(Jvp(U, z, h), every) + " = " + latex(Jvp(U, z, h)),
-            "J is the Jacobian of the core at z; D_z[f](h) is the derivative of f along h, "
-            "d/dt f(z + t·h) at t = 0",
+            "J is the Jacobian of the core at z; the right side is the derivative of the "
+            "core at z along h, d/dt u(z + t·h) at t = 0",
         ),
         (
             latex(Vjp(U, z, g), every) + " = " + latex(Vjp(U, z, g)),
-            "∇_a⟨g, f⟩ is the gradient with respect to a of the scalar ⟨g, f⟩: the upstream "
-            "gradient g propagated back through f",
+            "the gradient with respect to z of the scalar ⟨g, u⟩: the upstream gradient g "
+            "propagated back through the core",
         ),
     ]
 

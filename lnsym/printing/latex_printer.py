@@ -29,6 +29,7 @@ from sympy.printing.latex import LatexPrinter as _SympyLatexPrinter
 from lnsym import ir
 from lnsym.ir.calculus import Jvp, Vjp
 from lnsym.printing.base import ADD, ATOM, MUL, POW, IRPrinting, ir_precedence, split_product
+from lnsym.printing.matrix_printing import MATRIX_TOKENS, MatrixPrinting
 from lnsym.printing.notation import (
     S,
     abbreviation,
@@ -45,7 +46,7 @@ class Math(str):
     __slots__ = ()
 
 
-class LatexPrinter(IRPrinting, _SympyLatexPrinter):
+class LatexPrinter(MatrixPrinting, IRPrinting, _SympyLatexPrinter):
     """LaTeX for reports: bold vectors, 𝟏, ⊙, ⟨·,·⟩, μ, q, P, u_ε, ε as ``\\varepsilon``.
 
     The output is valid for both LaTeX (amsmath, amssymb) and KaTeX, never contains a bare
@@ -61,6 +62,7 @@ class LatexPrinter(IRPrinting, _SympyLatexPrinter):
 
     _default_settings = {**_SympyLatexPrinter._default_settings, "abbreviations": frozenset()}
 
+    matrix_tokens = MATRIX_TOKENS["latex"]
     tokens = {
         "lparen": "(",
         "rparen": ")",

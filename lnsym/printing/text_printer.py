@@ -49,6 +49,7 @@ from lnsym.printing.base import (
     negated,
     split_product,
 )
+from lnsym.printing.matrix_printing import MATRIX_TOKENS, MatrixPrinting
 from lnsym.printing.notation import (
     abbreviation,
     defined_name,
@@ -65,7 +66,7 @@ def superscript(n: int | sympy.Integer) -> str:
     return str(n).translate(_SUPERSCRIPT)
 
 
-class TextPrinter(IRPrinting, StrPrinter):
+class TextPrinter(MatrixPrinting, IRPrinting, StrPrinter):
     """One-line Unicode text, used by ``repr`` and the command line.
 
     The setting ``abbreviations`` (a subset of
@@ -76,6 +77,7 @@ class TextPrinter(IRPrinting, StrPrinter):
 
     _default_settings = {**StrPrinter._default_settings, "abbreviations": frozenset()}
 
+    matrix_tokens = MATRIX_TOKENS["text"]
     tokens = {
         "lparen": "(",
         "rparen": ")",

@@ -1,8 +1,9 @@
 """The report job: check the catalog, render every output in memory, then write or compare.
 
-One run checks the catalog once and renders two documents from it: the layernorm report
-(``layernorm.*``, with its figures) and, when the catalog holds every item it cites, the
-source review (``source-review.*``, see :mod:`lnsym.report.review_model`).
+One run checks the catalog once and renders two documents from it: the derivation report
+(``layernorm.*`` for the built-in catalog, named after the modules otherwise, see
+:mod:`lnsym.report.document`; with its figures) and, when the catalog holds every item it
+cites, the source review (``source-review.*``, see :mod:`lnsym.report.review_model`).
 
 Rendering never touches the output directory; :func:`write_report` writes the finished
 files as one set, all or nothing, and :func:`stale_files` compares them with what is on
@@ -29,7 +30,8 @@ from lnsym.checking.runner import run, select
 from lnsym.checking.verdicts import Verdict
 from lnsym.errors import UserInputError
 from lnsym.files import staged_outputs
-from lnsym.report.figures import FIGURES, FigureSpec, render_figure
+from lnsym.report.document import BUILTIN_NAME
+from lnsym.report.figures import FigureSpec, render_figure
 from lnsym.report.model import ReportModel
 from lnsym.report.pdf import TEX_PACKAGES, PdfBuild, build_pdf, missing_tools
 from lnsym.report.render import FINGERPRINT_PLACEHOLDER, render
@@ -37,8 +39,8 @@ from lnsym.report.review_model import ReviewModel
 
 #: The report formats, in the order they are built.
 FORMATS = ("md", "tex", "pdf")
-#: The base name of the report files.
-NAME = "layernorm"
+#: The base name of the built-in catalog's report files.
+NAME = BUILTIN_NAME
 #: The base name of the source review's files.
 REVIEW_NAME = "source-review"
 FIGURE_DIR = "figures"
@@ -146,18 +148,19 @@ def render_report(
     if "tex" in formats:
         out.files.update(figures["pdf"])
 
-    documents: list[tuple[str, ReportModel | ReviewModel, dict[str, bytes]]] = [
-        (NAME, model, figures.get("pdf", {}))
+    # (file base name, template, content, figures of its PDF)
+    documents: list[tuple[str, str, ReportModel | ReviewModel, dict[str, bytes]]] = [
+        (model.name, NAME, model, figures.get("pdf", {}))
     ]
     if review is not None:
-        documents.append((REVIEW_NAME, review, {}))  # the review has no figures
+        documents.append((REVIEW_NAME, REVIEW_NAME, review, {}))  # the review has no figures
     latex_sources: dict[str, tuple[str, dict[str, bytes]]] = {}
-    for name, content, pdf_figures in documents:
+    for name, template, content, pdf_figures in documents:
         if "md" in formats:
-            out.files[f"{name}.md"] = render(content, "md", document=name).encode("utf-8")
+            out.files[f"{name}.md"] = render(content, "md", document=template).encode("utf-8")
         if "tex" not in formats and "pdf" not in formats:
             continue
-        draft = render(content, "tex", document=name)
+        draft = render(content, "tex", document=template)
         digest = fingerprint(draft, pdf_figures)
         tex = draft.replace(FINGERPRINT_PLACEHOLDER, digest)
         if "tex" in formats:
@@ -191,7 +194,7 @@ def render_report(
 def _used_figures(model: ReportModel) -> list[FigureSpec]:
     names = [f.name for s in model.sections for f in s.figures]
     names += [f.name for f in model.extra_figures]
-    by_name = {spec.name: spec for spec in (*model.figures, *FIGURES)}
+    by_name = {spec.name: spec for spec in model.figures}
     return [by_name[n] for n in names]
 
 

@@ -76,7 +76,7 @@ _TEXT = {
     "÷": r"\ensuremath{\div}", "«": r"\ensuremath{\ll}", "»": r"\ensuremath{\gg}",
 }  # fmt: skip
 
-_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ", "0123456789+-=()ni", strict=False))
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵈᵏᵐᵗᵀ", "0123456789+-=()nidkmt", strict=False))
 _SUPERSCRIPT["ᵀ"] = r"\mathsf{T}"
 _SUBSCRIPT = dict(
     zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼ", "0123456789+-=()aeoxhklmnpstij", strict=True)

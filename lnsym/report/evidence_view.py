@@ -183,9 +183,37 @@ def evidence_views(evidence: Sequence[Evidence]) -> tuple[EvidenceView, ...]:
     # it is what the report shows; the raw data (timings, worst errors, per-d methods)
     # stays in lnsym verify --json. A timeout's detail quotes how long it ran: left out.
     return tuple(
-        EvidenceView(e.engine, e.outcome, "" if e.outcome == "timeout" else shorten(e.detail))
+        EvidenceView(e.engine, *_readable(e.outcome, e.detail))
+        if e.outcome == "error"
+        else EvidenceView(e.engine, e.outcome, "" if e.outcome == "timeout" else shorten(e.detail))
         for e in evidence
     )
+
+
+#: An engine's error as the checker words it: ``UnsupportedError: <message>``.
+_ERROR = re.compile(r"(UnsupportedError|DomainError|ExpressionError): (.*)", re.DOTALL)
+_UNINTERPRETED = re.compile(r"the \w+ engine cannot interpret (\w+)")
+
+
+def _readable(outcome: str, detail: str) -> tuple[str, str]:
+    """An engine error in words, without the exception's class name.
+
+    An engine without a rule for a construct does not apply to the claim (the others
+    decide); a claim outside an engine's domain keeps its message. Anything else (an
+    internal error, a bug) is shown as it is.
+
+    >>> _readable("error", "UnsupportedError: the general engine cannot interpret OperatorNorm")
+    ('does not apply', 'it has no rule for the operator norm')
+    """
+    found = _ERROR.fullmatch(detail)
+    if found is None:
+        return outcome, shorten(detail)
+    kind, message = found.groups()
+    node = _UNINTERPRETED.fullmatch(message)
+    if kind == "UnsupportedError" and node is not None:
+        words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", node.group(1)).lower()
+        return "does not apply", f"it has no rule for the {words}"
+    return outcome, shorten(message)
 
 
 def counterexample_entries(found: Counterexample | None) -> tuple[Entry, ...]:

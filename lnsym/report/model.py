@@ -25,6 +25,7 @@ from lnsym.printing.printer import (
     latex_chain,
     notation,
 )
+from lnsym.report.document import BUILTIN, Document
 from lnsym.report.evidence_view import Entry as Entry
 from lnsym.report.evidence_view import EvidenceView, counterexample_entries, evidence_views
 from lnsym.report.evidence_view import evidence_entries as evidence_entries
@@ -143,7 +144,11 @@ class NotationEntry:
 
 @dataclass(frozen=True)
 class ReportModel:
-    """Everything the templates show."""
+    """Everything the templates show.
+
+    ``name`` is the base name of its files; ``builtin`` marks the built-in catalog's report,
+    the only one with the layer-normalization introduction.
+    """
 
     title: str
     sections: tuple[SectionView, ...]
@@ -155,6 +160,8 @@ class ReportModel:
     passed: int
     failed: int
     figures: tuple[FigureSpec, ...] = field(default=FIGURES)
+    name: str = BUILTIN.name
+    builtin: bool = True
 
     @property
     def total(self) -> int:
@@ -239,23 +246,24 @@ def paragraphs(text: str) -> tuple[str, ...]:
 def build_model(
     sections: Sequence[Section],
     results: Mapping[str, Result | DerivationResult],
-    title: str = "Layer normalization: derivations and checks",
-    figures: Sequence[FigureSpec] = FIGURES,
+    document: Document = BUILTIN,
 ) -> ReportModel:
     """The report for ``sections`` from the checked ``results`` (keyed by item id).
 
-    Figures go into the first section that holds one of their ``near`` ids, the rest into
-    a closing section.
+    ``document`` gives the title, file name and figures
+    (:func:`~lnsym.report.document.document_for`). A figure goes into the first section
+    that holds one of its ``near`` ids, else into the section whose module lists it in
+    ``FIGURES``, else into a closing section.
 
     Raises:
         KeyError: when an item of a section has no result.
     """
     placed: dict[str, list[FigureSpec]] = {}
     extra: list[FigureSpec] = []
-    for spec in figures:
+    for spec in document.figures:
         home = next(
             (s.name for s in sections if any(i.id in spec.near for i in s.items)),
-            None,
+            next((s.name for s in sections if spec in s.figures), None),
         )
         (placed.setdefault(home, []) if home else extra).append(spec)
 
@@ -310,7 +318,7 @@ def build_model(
         counts[row.verdict] = counts.get(row.verdict, 0) + 1
     passed = sum(row.passed for row in rows)
     return ReportModel(
-        title=title,
+        title=document.title,
         sections=tuple(views),
         rows=tuple(rows),
         notation=tuple(NotationEntry(Math(f), t) for f, t in notation()),
@@ -319,5 +327,7 @@ def build_model(
         verdict_counts=tuple((v, counts[v]) for v in VERDICT_WORDS if v in counts),
         passed=passed,
         failed=len(rows) - passed,
-        figures=tuple(figures),
+        figures=document.figures,
+        name=document.name,
+        builtin=document.builtin,
     )

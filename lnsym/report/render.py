@@ -59,14 +59,42 @@ def github_slug(heading: str) -> str:
     return slug.replace(" ", "-")
 
 
+#: An item id in running text (``jacobian.kills_ones``): dotted lowercase words, the first of
+#: two letters or more (so "e.g." is none).
+ITEM_ID = re.compile(r"(?<![\w.\-/])[a-z][a-z0-9_]+(?:\.[a-z][a-z0-9_]*)+(?![\w])")
+
+
 def _md_code(value: str) -> Raw:
     return Raw(f"`{value}`") if "`" not in value else Raw(markdown_escape(value))
 
 
+def _md_detail(value: str) -> Raw:
+    """Escaped text whose item ids are set as code (engine details name premises by id)."""
+    return Raw(_with_ids(value, markdown_escape, _md_code))
+
+
 def _tex_breakable(value: str) -> Raw:
-    """Escaped text that may also break after operators (engine details hold long formulas)."""
-    parts = re.split(r"(?<=[*+=,/)])(?=\S)", value)
-    return Raw(r"\allowbreak{}".join(latex_escape(p) for p in parts))
+    """Escaped text that may also break after operators (engine details hold long formulas),
+    never before a closing bracket or punctuation (a lone ")" on a line) nor inside a number
+    such as 1e+02, with item ids set as code.
+
+    >>> print(_tex_breakable("1e+02 (see ab.c_d)"))
+    1e+02 (see \\texttt{ab.\\allowbreak{}c\\_\\allowbreak{}d})
+    """
+
+    def breakable(text: str) -> str:
+        parts = re.split(r"(?<=[*+=,/)])(?<![0-9]e[+])(?=[^\s)\].,;:])", text)
+        return r"\allowbreak{}".join(latex_escape(p) for p in parts)
+
+    return Raw(_with_ids(value, breakable, _tex_code))
+
+
+def _with_ids(value: str, text: Any, code: Any) -> str:
+    out, start = [], 0
+    for match in ITEM_ID.finditer(value):
+        out += [text(value[start : match.start()]), code(match.group())]
+        start = match.end()
+    return "".join(out) + text(value[start:])
 
 
 def _tex_code(value: str) -> Raw:
@@ -102,7 +130,7 @@ def environment(fmt: str) -> jinja2.Environment:
         env.filters["code"] = _md_code
         env.filters["slug"] = lambda heading: Raw(github_slug(heading))
         env.filters["para"] = lambda text: Raw(markdown_escape(text, line_start=True))
-        env.filters["detail"] = lambda text: Raw(markdown_escape(text))
+        env.filters["detail"] = _md_detail
     elif fmt == "tex":
         env = jinja2.Environment(
             block_start_string=r"\BLOCK{",

@@ -307,7 +307,7 @@ ARTICLE = Source(
             "β is added coordinate by coordinate after the gain has multiplied the core.",
             (
                 Statement(
-                    "The output is y = γ ⊙ u_ε(z) + β, with β a learned offset.",
+                    "The output is y = γ ⊙ u(z) + β, with β a learned offset.",
                     ("source.layer_definition",),
                 ),
                 Statement(
@@ -414,13 +414,14 @@ ARTICLE = Source(
             "γ multiplies the core coordinate by coordinate, before the bias is added.",
             (
                 Statement(
-                    "With bias β the output is y = γ ⊙ u_ε(z) + β (⊙: coordinatewise product).",
+                    "With bias β the output is y = γ ⊙ u(z) + β (⊙: coordinatewise product).",
                     ("source.layer_definition",),
                 ),
                 Statement(
                     "The gains may differ between coordinates and may be zero or negative.",
                     ("source.gain_sign",),
-                    note="no claim assumes a sign of γ; source.gain_sign is about negative gains",
+                    note="no claim assumes a sign of γ; the claim that checks it is about "
+                    "negative gains",
                 ),
                 Statement(
                     "So the model can rescale every feature after normalizing it.",
@@ -465,7 +466,7 @@ ARTICLE = Source(
             displays=(
                 Display(
                     "gives",
-                    "the output of the example, γ ⊙ u_ε(z) with γ = (2, 0, −1)",
+                    "the output of the example, γ ⊙ u(z) with γ = (2, 0, −1)",
                     ("source.layer_definition",),
                     example=Example(
                         SourcePoint("(1, 1, -2)", "2", gamma="(2, 0, -1)"),
@@ -480,7 +481,7 @@ ARTICLE = Source(
             "The gain's gradient is the upstream gradient times the core, coordinate by "
             "coordinate.",
             (
-                Statement("∂ℓ/∂γᵢ = gᵢ·uᵢ with u = u_ε(z).", ("gradient.gain",)),
+                Statement("∂ℓ/∂γᵢ = gᵢ·uᵢ with u the core of z.", ("gradient.gain",)),
                 Statement(
                     "For ℓ = ½‖y‖² in the previous example, ∂ℓ/∂γ = (1/2, 0, −1).",
                     ("gradient.gain",),
@@ -580,7 +581,7 @@ ARTICLE = Source(
                     ("centering.kills_ones",),
                 ),
                 Statement(
-                    "With u_ε(z) = Pz/√(q(z) + ε) at z = (1, 2, 3), ε = 1/3: mean 2, "
+                    "With u(z) = Pz/√(q(z) + ε) at z = (1, 2, 3), ε = 1/3: mean 2, "
                     "variance 2/3, core (−1, 0, 1).",
                     by_example=True,
                 ),
@@ -637,10 +638,10 @@ ARTICLE = Source(
         Paragraph(
             "¶17",
             "The Jacobian of the core",
-            "J(z) = Du_ε(z) describes how the core responds to a small change of its input.",
+            "J(z) = Du(z) describes how the core responds to a small change of its input.",
             (
                 Statement(
-                    "Entry J_ij is the first-order effect of input j on output i.",
+                    "Entry Jᵢⱼ is the first-order effect of input j on output i.",
                     note=_DEFINITION,
                 ),
             ),
@@ -750,7 +751,7 @@ ARTICLE = Source(
             "norm of its Jacobian.",
             (
                 Statement(
-                    "The local amplification in the Euclidean norm is ‖Du_ε(z)‖₂.",
+                    "The local amplification in the Euclidean norm is ‖Du(z)‖₂.",
                     note=_DEFINITION,
                 ),
                 Statement(

@@ -224,12 +224,14 @@ def test_scale_invariance_fails_with_positive_eps() -> None:
 
 def test_the_layer_output_has_neither_unit_variance_nor_zero_mean() -> None:
     y = layer_norm(z, gamma, beta)
+    # Both fail at d = 1 already (z = (0), γ = 0), where they say little: the counterexample
+    # shown is the first informative one, d ≥ 2 with no vector zero.
     found = _counterexample(Eq(var(y), 1))
-    assert (found["d"], found["lhs"], found["rhs"]) == (1, "0", "1")
+    assert (found["d"], found["lhs"], found["rhs"]) == (2, "sqrt(5)/10 + 3/10", "1")
     found = _counterexample(Eq(mean(y), 0))
-    assert found["d"] == 1
-    assert found["vectors"] == {"beta": ["1"], "gamma": ["0"], "z": ["0"]}
-    assert (found["lhs"], found["rhs"]) == ("1", "0")
+    assert found["d"] == 2
+    assert found["vectors"] == {"beta": ["0", "1"], "gamma": ["0", "1"], "z": ["0", "1"]}
+    assert (found["lhs"], found["rhs"]) == ("sqrt(5)/10 + 1/2", "0")
 
 
 def test_the_jacobian_without_its_rank_one_term_is_refuted() -> None:
@@ -249,9 +251,10 @@ def test_the_jacobian_without_its_rank_one_term_is_refuted() -> None:
 
 
 def test_counterexamples_respect_the_dimension_range() -> None:
-    # ‖J‖₂ = 1/s fails at d = 1 (J = 0) and d = 2; from d = 3 the claim is consistent.
+    # ‖J‖₂ = 1/s fails at d = 1 (J = 0, shown at the informative d = 2) and d = 2; from
+    # d = 3 the claim is consistent.
     statement = Eq(opnorm(u, z), 1 / s)
-    assert _counterexample(statement)["d"] == 1
+    assert _counterexample(statement)["d"] == 2
     assert _counterexample(statement, dimension_at_least(2))["d"] == 2
     assert evidence(Claim("n", statement, [dimension_at_least(3)]), max_d=4).outcome == (
         "consistent"
@@ -267,7 +270,7 @@ def test_assumptions_restrict_the_points() -> None:
     assert evidence(Claim("o", Eq(dot(a, b), 0), [orthogonal(a, b)])).outcome == "holds"
     both = Claim("ob", Eq(dot(a, b) + mean(b), 0), [orthogonal(a, b), centered(b)])
     assert evidence(both, max_d=4).outcome == "holds"
-    assert _counterexample(Eq(mean(h), 0))["vectors"] == {"h": ["1"]}
+    assert _counterexample(Eq(mean(h), 0))["vectors"] == {"h": ["0", "1"]}
     idealized = Claim("i", Eq(core(c * z, 0), core(z, 0)), [nonconstant(z)])
     result = evidence(idealized, max_d=3)
     assert result.outcome == "holds"
@@ -276,10 +279,10 @@ def test_assumptions_restrict_the_points() -> None:
 
 def test_inequalities_need_a_true_certificate() -> None:
     found = _counterexample(Le(1, var(z)))
-    assert (found["d"], found["lhs"], found["rhs"]) == (1, "1", "0")
+    assert (found["d"], found["lhs"], found["rhs"]) == (2, "1", "1/4")
     # A term of unknown sign proves nothing, and here the inequality is false.
     found = _counterexample(Le(var(z), var(z) + mean(z), certificate=[mean(z)]))
-    assert (found["vectors"], found["lhs"], found["rhs"]) == ({"z": ["-1"]}, "0", "-1")
+    assert (found["vectors"], found["lhs"], found["rhs"]) == ({"z": ["0", "-1"]}, "1/4", "-1/4")
     # A wrong certificate for a true inequality: consistent, never "holds".
     wrong = evidence(Claim("w", Le(var(z), var(z) + eps, certificate=[2 * eps])), max_d=2)
     assert wrong.outcome == "consistent"
@@ -316,8 +319,8 @@ def test_random_points_certify_their_square_roots() -> None:
     # √(h²) = |h| agrees with h on half the space: no random point may count as proof.
     found = _counterexample(Eq(norm(h), dot(h, ones)))
     assert (found["d"], found["vectors"], found["lhs"], found["rhs"]) == (
-        1,
-        {"h": ["-1"]},
+        2,
+        {"h": ["0", "-1"]},
         "1",
         "-1",
     )
@@ -344,7 +347,7 @@ def test_norms_and_substitutions() -> None:
     )
     assert evidence(claim, max_d=4).outcome == "holds"
     assert (
-        _counterexample(Eq(norm(jvp(u, z, h)).subs(z, c * ones) ** 2, norm(h) ** 2 / eps))["d"] == 1
+        _counterexample(Eq(norm(jvp(u, z, h)).subs(z, c * ones) ** 2, norm(h) ** 2 / eps))["d"] == 2
     )
 
 

@@ -25,7 +25,7 @@ def test_claims_and_results_show_as_markdown():
     shown = result._repr_markdown_()
     assert "**REFUTED** (**fails** its expectation)" in shown
     assert "- concrete — counterexample: violated at an exact point at d = 2" in shown
-    assert "Counterexample: d = 2, h = (0, 0), z = (0, 1), ε = 1: lhs = " in shown
+    assert "Counterexample: d = 2, h = (1, -1), z = (0, 1), ε = 1: lhs = " in shown
 
 
 def test_derivations_show_their_chain_and_verdicts():

@@ -37,8 +37,9 @@ def test_a_counterexample_in_words_latex_and_json():
         relation="le",
     )
     assert point_text(found) == "d = 2, γ = (1, 1), z = (0, -1/2), ε = 1, k = 3"
-    assert counterexample_text(found).endswith("lhs = sqrt(5)/5 > rhs = 1")
+    assert counterexample_text(found).endswith("lhs = √(5)/5 > rhs = 1")  # for people
     record = counterexample_record(found)
+    assert record["lhs"] == "sqrt(5)/5"  # SymPy's text, for programs
     assert record["vectors"] == {"gamma": ["1", "1"], "z": ["0", "-1/2"]}
     assert record["lhs_latex"] == r"\frac{\sqrt{5}}{5}"
     assert record["lhs_decimal"] == "0.447213595500"

@@ -38,8 +38,10 @@ A module for the report tests: one claim and one derivation.
 from lnsym import Eq, core, mean, ones, scalar, vector, dot, d
 from lnsym.checking.claims import Claim
 from lnsym.checking.proof import Derivation, Step
+from lnsym.report.figures import FIGURES as LAYER_NORM_FIGURES
 
 z, c = vector("z"), scalar("c")
+FIGURES = LAYER_NORM_FIGURES[:2]  # asked for: the variance and sensitivity figures
 
 CLAIMS = [Claim("tiny.shift", Eq(core(z + c * ones), core(z)), title="Shift: u(z + c1) = u(z)")]
 DERIVATIONS = [
@@ -226,7 +228,7 @@ def test_failing_items_are_marked(tmp_path):
     assert (model.passed, model.failed) == (2, 1)
     md = render(model, "md")
     assert "| 1.2 | `tiny.scale` |" in md and "| REFUTED — FAILS |" in md
-    assert "1 of them do **not** have the verdict" in md
+    assert "1 of them does **not** have the verdict it is expected to have" in md
     tex = render(model, "tex")
     assert r"\lnsymfails{REFUTED}" in tex
 
@@ -304,22 +306,29 @@ def test_report_then_check_then_detect_changes(tiny, tmp_path, capsys):
     out = tmp_path / "reports"
     assert main(["report", str(tiny), "--out", str(out), "--format", "md,tex"]) == 0
     written = _snapshot(out)
-    assert {"layernorm.md", "layernorm.tex", "figures/core_variance.svg"} <= set(written)
+    assert set(written) == {
+        "tiny.md",
+        "tiny.tex",
+        "figures/core_variance.svg",
+        "figures/core_variance.pdf",
+        "figures/sensitivity.svg",
+        "figures/sensitivity.pdf",
+    }
     capsys.readouterr()
 
     assert main(["report", str(tiny), "--out", str(out), "--format", "md,tex", "--check"]) == 0
     assert "is up to date" in capsys.readouterr().out
 
-    (out / "layernorm.md").write_text("edited by hand\n")
+    (out / "tiny.md").write_text("edited by hand\n")
     (out / "figures" / "sensitivity.pdf").unlink()
     (out / "figures" / "old.svg").write_text("<svg/>")
     before = _snapshot(out)
     assert main(["report", str(tiny), "--out", str(out), "--format", "md,tex", "--check"]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert f"stale: {out / 'layernorm.md'} (differs from what the current code renders)" in lines
+    assert f"stale: {out / 'tiny.md'} (differs from what the current code renders)" in lines
     assert f"stale: {out / 'figures' / 'sensitivity.pdf'} (missing)" in lines
     assert f"stale: {out / 'figures' / 'old.svg'} (no longer generated)" in lines
-    assert not any("layernorm.tex" in line for line in lines)
+    assert not any("tiny.tex" in line for line in lines)
     assert _snapshot(out) == before  # --check wrote nothing
     assert not list(out.rglob(".*.tmp"))
 
@@ -328,7 +337,7 @@ def test_check_of_missing_directory_names_every_file_and_creates_nothing(tiny, t
     out = tmp_path / "nowhere"
     assert main(["report", str(tiny), "--out", str(out), "--format", "md", "--check"]) == 1
     stale = [line for line in capsys.readouterr().out.splitlines() if line.startswith("stale")]
-    assert len(stale) == 4  # layernorm.md and three SVG figures
+    assert len(stale) == 3  # tiny.md and the two SVG figures it asks for
     assert not out.exists()
 
 
@@ -378,8 +387,8 @@ def test_missing_tex_tools_give_one_notice_and_md_tex(tiny, tmp_path, monkeypatc
     assert main(["report", str(tiny), "--out", str(out)]) == 0
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("lnsym: note: latexmk not found")
-    assert (out / "layernorm.md").is_file() and (out / "layernorm.tex").is_file()
-    assert not (out / "layernorm.pdf").exists()
+    assert (out / "tiny.md").is_file() and (out / "tiny.tex").is_file()
+    assert not (out / "tiny.pdf").exists()
 
 
 def test_failing_claims_exit_1_but_still_write(tmp_path, capsys):
@@ -390,7 +399,7 @@ def test_failing_claims_exit_1_but_still_write(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "FAIL REFUTED    tiny.scale  <- expected a proof" in captured.err
     assert captured.out.splitlines()[-1] == "2 passed, 1 failed"
-    assert (out / "layernorm.md").is_file()
+    assert (out / "failing.md").is_file()
 
 
 @pytest.mark.parametrize(

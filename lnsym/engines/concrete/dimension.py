@@ -294,7 +294,7 @@ def _check(
     if undefined:
         note = "the claim is undefined at every random point; small points agree"
         return _undecided(d, scan, n, note)
-    return replace(sampled, samples=n + sampled.samples)
+    return replace(sampled, samples=n + sampled.samples, too_large=too_large)
 
 
 def _undecided(d: int, scan: _Scan, samples: int, note: str) -> DimensionCheck:

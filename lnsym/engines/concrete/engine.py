@@ -59,7 +59,9 @@ false ones — and false claims are what a checker must reject fast):
 
 A failing identity is refuted by an exact counterexample at the smallest failing d: the first
 point in order of size (entries 0, 1, −1, 2, …; ε and positive scalars 1, 2, 1/2, 3, …) that
-satisfies the assumptions and violates the claim.
+satisfies the assumptions and violates the claim — unless that point is degenerate (d = 1, a
+zero vector or scalar) and an informative one violates it at the smallest d ≥ 2
+(:mod:`lnsym.engines.concrete.informative`).
 
 An inequality is always checked by its own means, since a certificate's signs come from
 :func:`lnsym.ir.signs.sign`, the general engine's rules: it is evaluated exactly at small
@@ -114,6 +116,7 @@ from lnsym.engines.concrete.dimension import DimensionCheck as DimensionCheck
 from lnsym.engines.concrete.dimension import Routes, _check
 from lnsym.engines.concrete.examine import _Scan
 from lnsym.engines.concrete.formatting import _found
+from lnsym.engines.concrete.informative import informative_counterexample
 from lnsym.engines.concrete.instantiate import instantiate as instantiate
 from lnsym.engines.concrete.instantiate import jacobian as jacobian
 from lnsym.engines.concrete.points import ADVERSARIAL_POINTS as ADVERSARIAL_POINTS
@@ -234,7 +237,7 @@ def evidence(
     problem = _Problem.of(statement.lhs, statement.rhs, relation, claim.assumptions, terms)
     # d = 1 has no non-constant vector: such a claim says nothing there.
     dims = [d for d in ir.dimensions(claim.assumptions, max_d) if problem.satisfiable(d)]
-    if problem.scalar_only():
+    if problem.scalar_only() and _mentions_d(statement):
         dims += _large_dimensions(problem, max_d)
     if not dims:
         raise UnsupportedError(f"no dimension in 1..{max_d} satisfies the assumptions")
@@ -255,6 +258,7 @@ def evidence(
         result = _check(problem, d, rng, symbolic_up_to, POINTS, scan, search, routes=routes)
         cross_check["claim"] &= not scan.cross_checked
         if result.status == "counterexample":
+            result = informative_counterexample(problem, result, dims, routes)
             refuted = _refuted(problem, result, [r.d for r in results] + [d], start)
             if undefined:
                 refuted.data["undefined_dimensions"] = undefined
@@ -324,6 +328,14 @@ def evidence(
             f"negative tₖ at {samples} exact points (integers, fractions, boundary values)"
         )
     return Evidence("concrete", Outcome.HOLDS, detail + skipped, time.perf_counter() - start, data)
+
+
+def _mentions_d(statement: ir.Relation) -> bool:
+    """Whether d occurs: a scalar claim without it (a matrix entry) is the same at every d."""
+    sides = (statement.lhs, statement.rhs, *getattr(statement, "certificate", ()))
+    return any(
+        isinstance(x, ir.Const) and x.value.has(ir.d) for side in sides for x in ir.walk(side)
+    )
 
 
 def _certificate(

@@ -1,7 +1,8 @@
 """The exact points the concrete engine tries.
 
 Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the whole): small
-points in order of size (:func:`_grid`), adversarial ones (:func:`_adversarial`: fractions,
+points in order of size (:func:`_grid`; those of an informative counterexample,
+:func:`informative`, first where one is wanted), adversarial ones (:func:`_adversarial`: fractions,
 negatives, boundary values, large and tiny magnitudes, structured vectors), and random ones
 whose layer root √(q + ε) is rational (:func:`_random_point`), with the dimensions tried
 beyond max_d for claims without vectors. The problem they satisfy is in
@@ -92,6 +93,27 @@ def _grid(problem: _Problem, d: int) -> Iterator[_Point]:
                 yield _Point(d, vectors, scalars)
         if not n:
             return
+
+
+def informative(point: _Point) -> bool:
+    """Whether a counterexample at ``point`` says something: d ≥ 2, no vector zero and no
+    scalar zero (at d = 1 the core is 0 whatever z is; γ = 0 hides the core).
+
+    >>> informative(_Point(2, {"z": (_ZERO, _ONE)}, {}))
+    True
+    >>> informative(_Point(2, {"z": (_ZERO, _ONE), "gamma": (_ZERO, _ZERO)}, {}))
+    False
+    """
+    return (
+        point.d >= 2
+        and all(any(x != 0 for x in v) for v in point.vectors.values())
+        and all(x != 0 for x in point.scalars.values())
+    )
+
+
+def _informative_grid(problem: _Problem, d: int) -> Iterator[_Point]:
+    """The points of :func:`_grid` at ``d`` that are :func:`informative`, in the same order."""
+    return (point for point in _grid(problem, d) if informative(point))
 
 
 #: Values beside the integers of the grid: fractions, values just off 0 and ±1, large and

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import sympy
 from sympy.core.sorting import default_sort_key
 from sympy.polys.domains import QQ
-from sympy.polys.rings import PolyElement, ring
+from sympy.polys.rings import PolyElement, PolyRing, ring
 
 from lnsym.errors import DomainError, UnsupportedError
 
@@ -91,13 +91,13 @@ class _Fractions:
             for _, den in parts:
                 for f, k in den.items():
                     common[f] = max(common.get(f, 0), k)
-            num = R.zero
+            nums = []
             for n, den in parts:
                 for f, k in common.items():
                     if k > den.get(f, 0):
                         n = self._mul(n, self._pow(f, k - den.get(f, 0)))
-                num += n
-            return num, common
+                nums.append(n)
+            return _plus(R, nums), common
         if e.is_Mul:
             num, den = R.one, {}
             for a in e.args:
@@ -137,7 +137,11 @@ class _Fractions:
         for i in self.positive:
             k = min(monomial[i] for monomial in rad.itermonoms()) // 2
             m = m * self.ring.gens[i] ** k
-        rad = rad.exquo(m**2)
+        if m != 1:  # divide every exponent by m² (what exquo does, without its search)
+            (shift,) = m.itermonoms()
+            rad = self.ring.from_dict(
+                {tuple(e - 2 * k for e, k in zip(mon, shift, strict=False)): c for mon, c in rad.iterterms()}
+            )
         if self.s is not None and den == 1 and rad == self.s**2:
             root = m * self.s
         else:
@@ -221,6 +225,9 @@ def _times(a: PolyElement, b: PolyElement) -> PolyElement:
     R = a.ring
     if not a or not b:
         return R.zero
+    for one, other in ((a, b), (b, a)):  # 1·p = p (the first factor of every product)
+        if len(one) == 1 and one.get(R.zero_monom) == 1:
+            return other
     scale_a = math.lcm(*(c.denominator for c in a.values()))
     scale_b = math.lcm(*(c.denominator for c in b.values()))
     ints_b = [(m, c.numerator * (scale_b // c.denominator)) for m, c in b.items()]
@@ -239,6 +246,27 @@ def _times(a: PolyElement, b: PolyElement) -> PolyElement:
         if c:
             product[m] = rational(c, scale)
     return product
+
+
+def _plus(R: PolyRing, polys: Sequence[PolyElement]) -> PolyElement:
+    """The sum of ``polys`` over QQ — the same polynomial as adding them in turn — summed in
+    one pass over the integers: each summand scaled once to the common denominator of all
+    coefficients, each coefficient of the result reduced once (instead of a copy of the
+    running sum and a rational gcd for every term of every summand)."""
+    if len(polys) == 1:
+        return polys[0]
+    scale = math.lcm(*(c.denominator for p in polys for c in p.values()))
+    out: dict[tuple[int, ...], int] = {}
+    get = out.get
+    for p in polys:
+        for m, c in p.items():
+            out[m] = get(m, 0) + c.numerator * (scale // c.denominator)
+    rational = QQ.dtype
+    total = R.zero
+    for m, c in out.items():
+        if c:
+            total[m] = rational(c, scale)
+    return total
 
 
 def _is_radical(e: sympy.Basic) -> bool:

@@ -33,12 +33,15 @@ from lnsym.engines.general.derivatives import (
     scalar_derivative,
 )
 from lnsym.engines.general.ir_rewrites import _replace_symbol, chain_rule
+from lnsym.engines.general.slicing import Unsliceable, slice_relation, worlds
 from lnsym.engines.general.substitution import AtomSubstitution, Hypotheses, SymbolSubstitution
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import UnsupportedError
 from lnsym.ir import signs as signs
 from lnsym.ir.calculus import Diff, Grad, Jvp, Vjp
 from lnsym.ir.layers import Normalization
+from lnsym.ir.matrices import has_matrices
+from lnsym.ir.names import d
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,8 @@ class GeneralEngine:
                 "GeneralEngine.decide handles equalities; see lnsym.checking.proof"
             )
         assumptions = tuple(assumptions)
+        if has_matrices(statement):
+            return self._decide_sliced(statement, assumptions)
         lhs, rhs = chain_rule(statement.lhs), chain_rule(statement.rhs)
         if lhs == rhs:
             with contextlib.suppress(UnsupportedError):  # a form too large is still x = x,
@@ -185,6 +190,32 @@ class GeneralEngine:
             return Decision(True, "normal forms agree for symbolic d")
         residual = to_expr(rest)
         return Decision(False, "lhs − rhs does not vanish for symbolic d", residual)
+
+    def _decide_sliced(self, statement: ir.Eq, assumptions: tuple[ir.Assumption, ...]) -> Decision:
+        """A matrix statement, decided at the generic indices of a world
+        (:mod:`~lnsym.engines.general.slicing`): proved when every case of one world is."""
+        failure: Decision | None = None
+        for cases in worlds(statement):
+            try:
+                sliced = [slice_relation(statement, world) for world in cases]
+            except Unsliceable:
+                continue
+            # Outside the row world the claim's dimension assumptions speak of another axis:
+            # dropping them only strengthens what is proved.
+            kept = assumptions if cases[0].axis == d and not cases[0].groups else ()
+            decisions = [self.decide(s, kept) for s in sliced]  # type: ignore[arg-type]
+            where = cases[0].describe()
+            if all(x.proved for x in decisions):
+                split = ", for the first index and any other" if len(cases) > 1 else ""
+                how = decisions[0].detail.replace(" for symbolic d", "")
+                return Decision(True, f"{where}{split}, for symbolic n, d and m: {how}")
+            if failure is None:
+                bad = next(x for x in decisions if not x.proved)
+                how = bad.detail.replace(" for symbolic d", "")
+                failure = Decision(False, f"{where}: {how}", bad.residual)
+        if failure is not None:
+            return failure
+        return Decision(False, "no generic row, column or entry reduces the matrices to one axis")
 
     def _congruent(self, a: ir.Expr, b: ir.Expr, assumptions: tuple[ir.Assumption, ...]) -> bool:
         """Whether a and b are one pointwise operation applied to equal arguments.

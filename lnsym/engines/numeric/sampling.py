@@ -10,7 +10,8 @@ the draws is part of the engine's output: the same seed must give the same point
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
@@ -30,6 +31,41 @@ _LARGE_EVERY = 100  # one sample in 100 uses d = 768, which costs d² per gradie
 _KINDS = ("normal", "offset", "near_constant", "constant", "normal", "spiky")
 _SCALAR_KINDS = ("normal", "wide", "huge", "tiny", "zero")
 _EPS_RANGE = (-12.0, 2.0)  # log10 of the smallest and largest ε
+
+
+#: The points drawn for earlier claims, by what decides them (see :func:`draw`).
+_DRAWN: dict[tuple[Any, ...], list[SamplePoint | None]] = {}
+_DRAWN_KEPT = 64
+#: Larger requests are drawn as they are consumed (memory stays bounded), never kept.
+_KEPT_UP_TO = 2000
+
+
+def draw(
+    claim: Checkable, seed: int, dtype: np.dtype, count: int
+) -> Iterable[SamplePoint | None]:
+    """The first ``count`` points of :class:`Sampler` for ``claim`` (None for the inadmissible).
+
+    The points depend only on the claim's vector atoms, scalar symbols and assumptions, the
+    seed and the dtype, which many claims share: up to :data:`_KEPT_UP_TO` points are drawn
+    once per process for each such key (the last :data:`_DRAWN_KEPT` keys kept), not once
+    per claim. Nothing changes a drawn point.
+
+    Raises:
+        DomainError: when the dimension assumptions cannot all hold.
+    """
+    sampler = Sampler(claim, seed, dtype)
+    if count > _KEPT_UP_TO:
+        return (sampler.point(k) for k in range(count))
+    key = (
+        tuple(sampler.atoms), tuple(sampler.symbols), sampler.assumptions, seed, dtype, count
+    )  # fmt: skip
+    found = _DRAWN.get(key)
+    if found is None:
+        found = [sampler.point(k) for k in range(count)]
+        if len(_DRAWN) >= _DRAWN_KEPT:
+            del _DRAWN[next(iter(_DRAWN))]
+        _DRAWN[key] = found
+    return found
 
 
 class Sampler:

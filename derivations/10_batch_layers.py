@@ -1,0 +1,214 @@
+"""Normalization on a batch: layer, batch, group and instance normalization, and the gradients
+of a shared gain and bias
+
+A batch Z (n × d) holds one row per case or position and one column per feature. Layer
+normalization standardizes every row over its d features; batch normalization in training
+mode standardizes every column over the n cases of the batch, and in evaluation mode uses a
+running mean and variance instead, which makes it an affine map of each feature; group
+normalization standardizes each of G consecutive groups of d/G features of a row on its own
+(one group is layer normalization); instance normalization of one sample with d channels
+over n positions standardizes every channel over its positions. The claims state what each
+one zeroes and fixes, which shifts it ignores and which it does not. Identities of a row are
+proved at a generic row of ℝ^d, identities of a column at a generic column of ℝ^n, so for
+symbolic n and d at once.
+
+The gain γ and bias β of ℝ^d are shared by every row of the batch. For the loss ℓ = Σ G ⊙ Y,
+with G the upstream gradient of the output Y = γᵀ ⊙ LN(Z) + βᵀ, the gradient of β is the sum
+of the rows of G over the batch, Σ_t g_t, and that of γ is Σ_t g_t ⊙ u_t: sums over positions,
+one entry per feature. The backpropagation notes write both as sums over the features
+instead; on a batch those are a single number copied to every feature, and they are refuted.
+"""
+
+from lnsym import (
+    Eq,
+    batch_norm,
+    batch_norm_eval,
+    d,
+    flatten,
+    grad,
+    group_norm,
+    instance_norm,
+    layer_norm_rows,
+    matrix,
+    mean_along,
+    n,
+    ones,
+    ones_matrix,
+    rms_norm_rows,
+    scalar,
+    sum_along,
+    total,
+    vector,
+    weight_norm_rows,
+)
+from lnsym import eps as epsilon
+from lnsym.checking.claims import Claim
+
+Z = matrix("Z", n, d)
+G = matrix("G", n, d)  # the upstream gradient ∂ℓ/∂Y
+X = matrix("X", d, n)  # one sample: d channels over n positions
+V = matrix("V", d, n)  # a weight matrix (d units, n inputs) for weight normalization
+gamma, beta = vector("gamma"), vector("beta")
+b = matrix("b", n, 1)  # a shift per row (case)
+c = matrix("c", 1, d)  # a shift per column (feature)
+mu = matrix("mu", 1, d)
+running = matrix("sigma", 1, d, positive=True)  # the running variance, positive
+g = matrix("g", d, 1)
+k = matrix("k", d, 1)  # a shift per channel
+delta = scalar("delta", positive=True)
+zero_rows, zero_cols = 0 * ones_matrix(n, 1), 0 * ones_matrix(1, d)
+
+
+def centered(a, axis):
+    return a - mean_along(a, axis)
+
+
+def variance(a, axis):
+    p = centered(a, axis)
+    return mean_along(p * p, axis)
+
+
+U = layer_norm_rows(Z)
+B = batch_norm(Z)
+Y = layer_norm_rows(Z, gamma, beta)
+loss = total(G * Y)
+q_rows, q_cols = variance(Z, 1), variance(Z, 0)
+
+CLAIMS = [
+    # -- layer normalization of every row --------------------------------------------------
+    Claim(
+        "batch.layer_norm.row_mean",
+        Eq(mean_along(U, 1), zero_rows),
+        title="Layer normalization on a batch: every row of the output has mean 0",
+    ),
+    Claim(
+        "batch.layer_norm.row_second_moment",
+        Eq(mean_along(U * U, 1), q_rows * (q_rows + epsilon) ** -1),
+        title="Every row of the output has mean square q_t/(q_t + ε)",
+    ),
+    Claim(
+        "batch.layer_norm.row_shift",
+        Eq(layer_norm_rows(Z + b @ ones_matrix(1, d)), U),
+        title="A shift of each row by its own constant leaves the output unchanged",
+    ),
+    Claim(
+        "batch.layer_norm.feature_shift",
+        Eq(layer_norm_rows(Z + ones_matrix(n, 1) @ c), U),
+        expect="refuted",
+        title="A shift of each feature by its own constant changes the output",
+    ),
+    # -- batch normalization, training mode -------------------------------------------------
+    Claim(
+        "batch.batch_norm.column_mean",
+        Eq(mean_along(B, 0), zero_cols),
+        title="Batch normalization: every feature has mean 0 over the batch",
+    ),
+    Claim(
+        "batch.batch_norm.column_second_moment",
+        Eq(mean_along(B * B, 0), q_cols * (q_cols + epsilon) ** -1),
+        title="Every feature has mean square σ²_j/(σ²_j + ε) over the batch",
+    ),
+    Claim(
+        "batch.batch_norm.feature_shift",
+        Eq(batch_norm(Z + ones_matrix(n, 1) @ c), B),
+        title="A shift of each feature by its own constant leaves batch normalization unchanged",
+    ),
+    Claim(
+        "batch.batch_norm.row_shift",
+        Eq(batch_norm(Z + b @ ones_matrix(1, d)), B),
+        expect="refuted",
+        title="A shift of each case by its own constant changes batch normalization",
+    ),
+    Claim(
+        "batch.batch_norm.feature_rescaling_idealized",
+        Eq(batch_norm(delta * Z, eps=0), batch_norm(Z, eps=0)),
+        title="Without the stabilizer, re-scaling the batch leaves batch normalization unchanged",
+    ),
+    # -- batch normalization, evaluation mode -----------------------------------------------
+    Claim(
+        "batch.batch_norm_eval.batch_statistics",
+        Eq(batch_norm_eval(Z, mean_along(Z, 0), q_cols), B),
+        title="Evaluation mode with the batch's own mean and variance is training mode",
+    ),
+    Claim(
+        "batch.batch_norm_eval.shift_with_mean",
+        Eq(
+            batch_norm_eval(Z + ones_matrix(n, 1) @ c, mu + c, running),
+            batch_norm_eval(Z, mu, running),
+        ),
+        title="Evaluation mode: shifting the batch and the running mean together changes nothing",
+    ),
+    Claim(
+        "batch.batch_norm_eval.shift",
+        Eq(
+            batch_norm_eval(Z + ones_matrix(n, 1) @ c, mu, running), batch_norm_eval(Z, mu, running)
+        ),
+        expect="refuted",
+        title="Evaluation mode is not shift invariant: its statistics are fixed",
+    ),
+    # -- group and instance normalization ---------------------------------------------------
+    Claim(
+        "batch.group_norm.one_group",
+        Eq(group_norm(Z, 1), U),
+        title="Group normalization with one group is layer normalization",
+    ),
+    Claim(
+        "batch.group_norm.row_shift",
+        Eq(group_norm(Z + b @ ones_matrix(1, d), 2), group_norm(Z, 2)),
+        title="Group normalization (two groups) ignores a shift of each row",
+    ),
+    Claim(
+        "batch.group_norm.feature_shift",
+        Eq(group_norm(Z + ones_matrix(n, 1) @ c, 2), group_norm(Z, 2)),
+        expect="refuted",
+        title="Group normalization does not ignore a shift of each feature",
+    ),
+    Claim(
+        "batch.instance_norm.channel_mean",
+        Eq(mean_along(instance_norm(X), 1), 0 * ones_matrix(d, 1)),
+        title="Instance normalization: every channel has mean 0 over its positions",
+    ),
+    Claim(
+        "batch.instance_norm.channel_shift",
+        Eq(instance_norm(X + k @ ones_matrix(1, n), gamma, beta), instance_norm(X, gamma, beta)),
+        title="Instance normalization ignores a shift of each channel, gain and bias included",
+    ),
+    # -- RMS and weight normalization of rows -----------------------------------------------
+    Claim(
+        "batch.rms_norm.rescaling_idealized",
+        Eq(rms_norm_rows(delta * Z, eps=0), rms_norm_rows(Z, eps=0)),
+        title="Without the stabilizer, RMS normalization of the rows ignores a re-scaling",
+    ),
+    Claim(
+        "batch.weight_norm.row_lengths",
+        Eq(sum_along(weight_norm_rows(V, g) * weight_norm_rows(V, g), 1), g * g),
+        title="Weight normalization: the squared length of row j is g_j²",
+    ),
+    # -- the gradients of the shared gain and bias ------------------------------------------
+    Claim(
+        "batch.backprop.beta",
+        Eq(grad(loss, beta), flatten(sum_along(G, 0))),
+        source="backpropagation notes, ∂L/∂β (as it holds on a batch)",
+        title="∂ℓ/∂β = Σ_t g_t: the upstream gradients summed over the batch",
+    ),
+    Claim(
+        "batch.backprop.gamma",
+        Eq(grad(loss, gamma), flatten(sum_along(G * U, 0))),
+        source="backpropagation notes, ∂L/∂γ (as it holds on a batch)",
+        title="∂ℓ/∂γ = Σ_t g_t ⊙ u_t: summed over the batch, one entry per feature",
+    ),
+    Claim(
+        "batch.backprop.beta_feature_sum",
+        Eq(grad(loss, beta), total(G) * ones),
+        expect="refuted",
+        source="backpropagation notes, ∂L/∂β as a sum over features",
+        title="The notes' sum over the features is not ∂ℓ/∂β",
+    ),
+    Claim(
+        "batch.backprop.gamma_feature_sum",
+        Eq(grad(loss, gamma), total(G * U) * ones),
+        expect="refuted",
+        source="backpropagation notes, ∂L/∂γ as a sum over features",
+        title="The notes' sum over the features is not ∂ℓ/∂γ",
+    ),
+]

@@ -1,0 +1,447 @@
+"""Matrix claims for symbolic n, d and m: a generic slice turns them into claims on ℝ^k.
+
+A statement about matrices holds if it holds at a generic index of every axis but one, the
+*world* axis, whose entries stay a vector: a generic row t of an n × d batch is a vector of
+ℝ^d, a generic column j a vector of ℝ^n, a generic entry of X Wᵀ the inner product of two
+vectors of ℝ^m. Under the slice every matrix node becomes a node of the one-axis IR over the
+world, which the general engine already decides for a symbolic dimension: a matrix atom
+becomes a vector atom (its row or column at the generic index) or a scalar symbol (its entry);
+a per-feature vector of ℝ^d becomes itself or its entry γ_j; layer norm of the rows becomes
+the core of the row; a product contracted over the world becomes an inner product; a sum down
+a non-world axis becomes a sum over the generic index (Σ_t), allowed only where a claim's two
+sides are both such sums — it is proved by proving the summands equal, which is sufficient.
+
+Products contracted over another axis are distributed over sums, scalar multiples and the
+diagonal scalings that commute with them; what is left (X Wᵀ at world d: the row W x_t) is an
+opaque atom, the same one wherever the same product appears. Opaque atoms and scalars range
+over all values, which is sound for a proof: an identity in them holds in particular at the
+values the matrices give them. A first basis vector e₁ (a single training case) splits the
+generic index into two cases, t = 1 and t ≠ 1, both of which must be proved.
+
+The world axis is renamed d in the sliced claim (and d renamed to it), so the general engine's
+dimension is the world's; a group world (group normalization with G groups) has dimension d/G.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from lnsym import ir
+from lnsym.errors import UnsupportedError
+from lnsym.ir import batch_layers as layers
+from lnsym.ir import matrices as mx
+from lnsym.ir.calculus import Grad
+from lnsym.ir.layers import Core, RMSNorm
+from lnsym.ir.matrices import has_matrices
+from lnsym.ir.names import d, m, n
+
+_INDEX = {n: "t", d: "j", m: "k"}
+_ONE = sympy.Integer(1)
+
+
+class Unsliceable(UnsupportedError):
+    """The expression has no slice in this world."""
+
+
+@dataclass(frozen=True)
+class Summed:
+    """Σ over the generic index of a non-world axis of ``body``."""
+
+    body: ir.Expr
+
+
+Sliced = ir.Expr | Summed
+
+
+@dataclass(frozen=True)
+class World:
+    """The axis whose entries stay a vector, the case of e₁'s index, and (for a group world)
+    the number of groups the d features form."""
+
+    axis: sympy.Symbol
+    first: bool = False
+    groups: int = 0
+
+    def describe(self) -> str:
+        if self.groups:
+            return f"along a generic group of d/{self.groups} features of a generic row"
+        return {
+            d: "along the features (a generic vector of ℝ^d)",
+            n: "along the batch (a generic vector of ℝ^n)",
+            m: "along the inputs (a generic inner product in ℝ^m)",
+        }[self.axis]
+
+
+def worlds(statement: ir.Relation) -> Iterator[list[World]]:
+    """The worlds to try, each as its cases: row, column and entry worlds, and group
+    worlds for the group counts that occur."""
+    nodes = ir.walk(statement.lhs) + ir.walk(statement.rhs)
+    basis = any(isinstance(x, mx.FirstCase) for x in nodes)
+    grouped = (mx.GroupSum, mx.GroupMean, layers.GroupStandardize)
+    groups = sorted({x.groups for x in nodes if isinstance(x, grouped)})
+    axes = [d, n, m]
+    for axis in axes:
+        yield [World(axis, first) for first in ((True, False) if basis else (False,))]
+    for g in groups:
+        yield [World(d, False, g)]
+
+
+def slice_relation(statement: ir.Relation, world: World) -> ir.Relation:
+    """The statement at the world's generic indices, as a claim of the one-axis IR.
+
+    Raises:
+        Unsliceable: when a side has no slice in this world.
+    """
+    slicer = _Slicer(world)
+    lhs, rhs = slicer.slice(statement.lhs), slicer.slice(statement.rhs)
+    if isinstance(lhs, Summed) != isinstance(rhs, Summed):
+        raise Unsliceable("one side is a sum over the batch and the other is not")
+    if isinstance(lhs, Summed) and isinstance(rhs, Summed):
+        lhs, rhs = lhs.body, rhs.body  # equal summands give equal sums
+    assert isinstance(lhs, ir.Expr) and isinstance(rhs, ir.Expr)
+    rename = _renaming(world)
+    lhs, rhs = _map_constants(lhs, rename), _map_constants(rhs, rename)
+    if isinstance(statement, ir.Le):
+        return ir.Le(lhs, rhs)
+    return ir.Eq(lhs, rhs)
+
+
+def _renaming(world: World) -> dict[sympy.Symbol, sympy.Expr]:
+    if world.groups:
+        return {d: world.groups * d}
+    if world.axis == d:
+        return {}
+    return {world.axis: d, d: world.axis}
+
+
+def _map_constants(e: ir.Expr, rename: dict[sympy.Symbol, sympy.Expr]) -> ir.Expr:
+    if not rename:
+        return e
+
+    def fix(x: Any) -> Any:
+        if isinstance(x, sympy.Basic):
+            return x.xreplace(rename)
+        if isinstance(x, tuple):
+            return tuple(fix(y) for y in x)
+        if isinstance(x, ir.Expr) and dataclasses.is_dataclass(x):
+            changes = {f.name: fix(getattr(x, f.name)) for f in dataclasses.fields(x)}
+            return dataclasses.replace(x, **changes)
+        return x
+
+    return fix(e)
+
+
+class _Slicer:
+    """Slices of the nodes of one statement in one world (opaque atoms shared by both sides)."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.opaque: dict[tuple[Any, ...], ir.Expr] = {}
+
+    @property
+    def row_world(self) -> bool:
+        """Whether the world is ℝ^d itself, where the one-axis IR keeps its meaning."""
+        return self.world.axis == d and not self.world.groups
+
+    # -- where a matrix of a shape lives -----------------------------------------------
+    def spread(self, shape: mx.Shape) -> int | None:
+        """Which side stays a vector (0 rows, 1 columns), or None for an entry."""
+        sides = [i for i, side in enumerate(shape) if side == self.world.axis]
+        if len(sides) > 1:
+            raise Unsliceable(f"a {shape[0]} × {shape[1]} matrix has two sides along the world")
+        return sides[0] if sides else None
+
+    def index(self, side: sympy.Expr) -> str:
+        return "" if side == _ONE else _INDEX[side]
+
+    # -- the walk ----------------------------------------------------------------------
+    def slice(self, e: ir.Expr) -> Sliced:
+        if isinstance(e, mx.MatrixNode):
+            return self.matrix(e)
+        if not has_matrices(e):
+            return self.plain(e)
+        match e:
+            case mx.Entry(arg=a):
+                return self.slice(a)
+            case mx.Flattened(arg=a) if self.row_world:
+                return self.slice(a)
+            case Grad(expr=f, wrt=wrt) if self.row_world:
+                inner = self.slice(f)
+                if isinstance(inner, Summed):
+                    return Summed(Grad(inner.body, wrt))
+                return Grad(inner, wrt)
+            case ir.ScalarSum(terms=terms) | ir.VectorSum(terms=terms):
+                return self.added([self.slice(t) for t in terms])
+            case ir.ScalarProduct(factors=factors):
+                return self.multiplied([self.slice(f) for f in factors])
+            case ir.Scaled(coefficient=c, vector=v) | ir.Hadamard(left=c, right=v):
+                return self.multiplied([self.slice(c), self.slice(v)])
+            case ir.Power(base=b, exponent=p):
+                base = self.slice(b)
+                if isinstance(base, Summed):
+                    raise Unsliceable("a power of a sum over the batch")
+                return ir.Power(base, p)
+        raise Unsliceable(f"{type(e).__name__} of matrices has no slice here")
+
+    def plain(self, e: ir.Expr) -> ir.Expr:
+        """A node of the one-axis IR: itself at world d, a constant elsewhere."""
+        if self.row_world:
+            return e
+        if (
+            e.kind == "scalar"
+            and not ir.vector_atoms(e)
+            and not any(isinstance(x, ir.Ones) for x in ir.walk(e))
+        ):
+            return e
+        raise Unsliceable("a vector of ℝ^d outside a matrix")
+
+    def added(self, parts: list[Sliced]) -> Sliced:
+        if all(isinstance(p, Summed) for p in parts):
+            return Summed(self.combine_sum([p.body for p in parts]))  # type: ignore[union-attr]
+        if any(isinstance(p, Summed) for p in parts):
+            raise Unsliceable("a sum over the batch added to a term that is not one")
+        return self.combine_sum(parts)  # type: ignore[arg-type]
+
+    def combine_sum(self, parts: list[ir.Expr]) -> ir.Expr:
+        if any(p.kind == "vector" for p in parts):
+            parts = [p if p.kind == "vector" else ir.Scaled(p, ir.Ones()) for p in parts]
+            return ir.VectorSum(tuple(parts))
+        return ir.ScalarSum(tuple(parts))
+
+    def multiplied(self, parts: list[Sliced]) -> Sliced:
+        summed = [p for p in parts if isinstance(p, Summed)]
+        if len(summed) > 1:
+            raise Unsliceable("a product of two sums over the batch")
+        if summed:
+            # Σ_t c·f_t = c·Σ_t f_t only for factors that do not depend on t: constants.
+            rest = [p for p in parts if not isinstance(p, Summed)]
+            if any(not isinstance(p, ir.Const) for p in rest):
+                raise Unsliceable("a sum over the batch times a factor that may depend on t")
+            return Summed(self.combine_product([*rest, summed[0].body]))
+        return self.combine_product(parts)  # type: ignore[arg-type]
+
+    def combine_product(self, parts: list[ir.Expr]) -> ir.Expr:
+        vectors = [p for p in parts if p.kind == "vector"]
+        scalars = [p for p in parts if p.kind != "vector"]
+        out: ir.Expr | None = None
+        for v in vectors:
+            out = v if out is None else ir.Hadamard(out, v)
+        coefficient = (
+            None
+            if not scalars
+            else scalars[0]
+            if len(scalars) == 1
+            else ir.ScalarProduct(tuple(scalars))
+        )
+        if out is None:
+            assert coefficient is not None
+            return coefficient
+        return out if coefficient is None else ir.Scaled(coefficient, out)
+
+    # -- matrices ----------------------------------------------------------------------
+    def matrix(self, e: mx.MatrixNode) -> Sliced:
+        spread = self.spread(e.shape)
+        match e:
+            case mx.MatrixAtom(name=name, rows=r, cols=c, positive=positive):
+                if spread is None:
+                    return ir.Const(
+                        self.entry_symbol(name, self.index(r) + self.index(c), positive)
+                    )
+                other = c if spread == 0 else r
+                suffix = self.index(other) + ("g" if self.world.groups else "")
+                return ir.VectorAtom(f"{name}_{suffix}" if suffix else name)
+            case mx.MatrixOnes():
+                return ir.Ones() if spread is not None else ir.Const(_ONE)
+            case mx.FirstCase() if spread is None:
+                return ir.Const(sympy.Integer(1 if self.world.first else 0))
+            case mx.Embedded(vector=v):
+                return self.embedded(v, spread)
+            case mx.MatSum(terms=terms):
+                return self.added([self.slice(t) for t in terms])
+            case mx.MatScaled(coefficient=c, matrix=a):
+                return self.multiplied([self.slice(c), self.slice(a)])
+            case mx.MatHadamard(left=a, right=b):
+                return self.multiplied([self.slice(a), self.slice(b)])
+            case mx.MatPower(base=b, exponent=p):
+                return self.power(self.slice(b), p)
+            case mx.Transpose(arg=a):
+                return self.slice(a)  # one generic index per axis: the same entries
+            case mx.MatMul(left=a, right=b):
+                return self.product(a, b)
+            case mx.SumAlong(arg=a, axis=axis):
+                return self.summed(a, a.shape[axis])
+            case mx.GroupSum(arg=a, groups=g) if self.world.groups == g:
+                inner = self.slice(a)
+                assert isinstance(inner, ir.Expr)
+                return ir.Scaled(ir.Dot(ir.Ones(), inner), ir.Ones())
+            case layers.RowStandardize(arg=a, eps=eps) if spread == 1 and not self.world.groups:
+                return Core(self.expr(a), self.expr(eps))
+            case layers.BatchStandardize(arg=a, eps=eps) if spread == 0:
+                return Core(self.expr(a), self.expr(eps))
+            case layers.GroupStandardize(arg=a, groups=g, eps=eps) if self.world.groups == g or (
+                g == 1 and spread == 1 and self.row_world
+            ):
+                return Core(self.expr(a), self.expr(eps))
+            case layers.RowRMS(arg=a, eps=eps) if spread == 1 and not self.world.groups:
+                return RMSNorm(self.expr(a), self.expr(eps))
+            case ir.Defined():
+                return self.slice(e.definition())
+        raise Unsliceable(f"{type(e).__name__} has no slice in this world")
+
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        out = self.slice(e)
+        if isinstance(out, Summed):
+            raise Unsliceable("a sum over the batch inside a layer")
+        return out
+
+    def entry_symbol(self, name: str, suffix: str, positive: bool) -> sympy.Symbol:
+        label = f"{name}_{suffix}" if suffix else name
+        return sympy.Symbol(label, positive=True) if positive else sympy.Symbol(label, real=True)
+
+    def embedded(self, v: ir.Expr, spread: int | None) -> ir.Expr:
+        """A vector of ℝ^d placed as a row or column: itself along world d, its group block
+        in a group world, its entry at j elsewhere."""
+        if spread is not None and not self.world.groups:
+            return v
+        suffix = "g" if spread is not None else "j"
+
+        def entry(x: ir.Expr) -> ir.Expr:
+            match x:
+                case ir.VectorAtom(name=name):
+                    if spread is not None:
+                        return ir.VectorAtom(f"{name}_{suffix}")
+                    return ir.Const(sympy.Symbol(f"{name}_{suffix}", real=True))
+                case ir.Ones():
+                    return ir.Ones() if spread is not None else ir.Const(_ONE)
+                case ir.VectorSum(terms=terms):
+                    return self.combine_sum([entry(t) for t in terms])
+                case ir.Scaled(coefficient=ir.Const() as c, vector=u):
+                    return self.combine_product([c, entry(u)])
+                case ir.Hadamard(left=a, right=b):
+                    return self.combine_product([entry(a), entry(b)])
+            raise Unsliceable(f"an entry of {type(x).__name__} of vectors of ℝ^d")
+
+        return entry(v)
+
+    def power(self, base: Sliced, p: sympy.Expr) -> ir.Expr:
+        if isinstance(base, Summed):
+            raise Unsliceable("a power of a sum over the batch")
+        if base.kind == "scalar":
+            return ir.Power(base, p)
+        if p.is_Integer and p >= 1:
+            out = base
+            for _ in range(int(p) - 1):
+                out = ir.Hadamard(out, base)
+            return out
+        raise Unsliceable("an entrywise root or inverse of a vector")
+
+    def summed(self, a: mx.MatrixNode, side: sympy.Expr) -> Sliced:
+        inner = self.slice(a)
+        if side == _ONE:
+            return inner
+        if isinstance(inner, Summed):
+            raise Unsliceable("a double sum over the batch")
+        if side == self.world.axis and not self.world.groups:
+            return ir.Dot(ir.Ones(), inner)
+        if side == self.world.axis:
+            raise Unsliceable("a sum over every feature in a group world")
+        return Summed(inner)
+
+    # -- products ----------------------------------------------------------------------
+    def product(self, a: mx.MatrixNode, b: mx.MatrixNode) -> Sliced:
+        inner = a.shape[1]
+        if inner == _ONE:
+            return self.multiplied([self.slice(a), self.slice(b)])
+        if inner == self.world.axis and not self.world.groups:
+            left, right = self.slice(a), self.slice(b)
+            if isinstance(left, Summed) or isinstance(right, Summed):
+                raise Unsliceable("a product with a sum over the batch")
+            return ir.Dot(left, right)
+        # Contracted over another axis: distribute, then each product of two factors with
+        # nothing left to pull out is an opaque atom (the same one on both sides).
+        parts: list[Sliced] = []
+        for scale_a, core_a in _factors(a, left=True):
+            for scale_b, core_b in _factors(b, left=False):
+                pulled = [self.slice(s) for s in (*scale_a, *scale_b)]
+                parts.append(self.multiplied([*pulled, self.core_product(core_a, core_b)]))
+        return self.added(parts)
+
+    def core_product(self, a: mx.MatrixNode, b: mx.MatrixNode) -> Sliced:
+        if isinstance(b, mx.MatMul) and b.left.shape[1] == _ONE:  # A·(p qᵀ) = (A p)·qᵀ
+            return self.multiplied([self.product(a, b.left), self.slice(b.right)])
+        if isinstance(a, mx.MatMul) and a.left.shape[1] == _ONE:  # (p qᵀ)·B = p·(qᵀ B)
+            return self.multiplied([self.slice(a.left), self.product(a.right, b)])
+        return self.opaque_product(mx.MatMul(a, b))
+
+    def label(self, e: mx.MatMul, spread: int | None) -> str:
+        """A readable, unused name for an opaque product: its factors' names (T for a
+        transpose) and the generic indices of its sides that are not spread, e.g. XWT_t."""
+        stem = "".join(
+            x.name if isinstance(x, mx.MatrixAtom) else "T" if isinstance(x, mx.Transpose) else ""
+            for x in ir.walk(e)
+        )
+        sides = [self.index(s) for i, s in enumerate(e.shape) if i != spread]
+        label = (stem or "P")[:24] + ("_" + "".join(sides) if any(sides) else "")
+        taken = {str(v) for v in self.opaque.values()}
+        out, k = label, 1
+        while out in taken:
+            k += 1
+            out = f"{label}{k}"
+        return out
+
+    def opaque_product(self, e: mx.MatMul) -> ir.Expr:
+        spread = self.spread(e.shape)
+        key = (e, spread)
+        if key not in self.opaque:
+            label = self.label(e, spread)
+            if spread is None:
+                self.opaque[key] = ir.Const(sympy.Symbol(label, real=True))
+            else:
+                self.opaque[key] = ir.VectorAtom(label)
+        return self.opaque[key]
+
+
+def _factors(e: mx.MatrixNode, *, left: bool) -> list[tuple[tuple[ir.Expr, ...], mx.MatrixNode]]:
+    """``e`` as Σ scales ⊙ core, where each scale commutes with the product on the side of
+    the contraction: scalars, and (for a left factor) matrices with one column — diagonal
+    scalings of the rows — or (for a right factor) with one row."""
+    keep = 1 if left else 0  # the side a scale must not vary along
+    match e:
+        case mx.MatSum(terms=terms):
+            return [f for t in terms for f in _factors(t, left=left)]
+        case mx.MatScaled(coefficient=c, matrix=a):
+            return [((c, *s), core) for s, core in _factors(a, left=left)]
+        case mx.MatHadamard(left=a, right=b) if a.shape[keep] == _ONE:
+            return [((a, *s), core) for s, core in _factors(b, left=left)]
+        case mx.MatHadamard(left=a, right=b) if b.shape[keep] == _ONE:
+            return [((b, *s), core) for s, core in _factors(a, left=left)]
+        case mx.Transpose(arg=a):
+            pushed = _transposed(a)
+            if pushed is not None:
+                return _factors(pushed, left=left)
+    return [((), e)]
+
+
+def _transposed(a: mx.MatrixNode) -> mx.MatrixNode | None:
+    """aᵀ with the transpose moved one level in, or None at a leaf."""
+    match a:
+        case mx.MatSum(terms=terms):
+            return mx.MatSum(tuple(mx.Transpose(t) for t in terms))
+        case mx.MatScaled(coefficient=c, matrix=x):
+            return mx.MatScaled(c, mx.Transpose(x))
+        case mx.MatHadamard(left=x, right=y):
+            return mx.MatHadamard(mx.Transpose(x), mx.Transpose(y))
+        case mx.MatMul(left=x, right=y):
+            return mx.MatMul(mx.Transpose(y), mx.Transpose(x))
+        case mx.Transpose(arg=x):
+            return x
+        case mx.Embedded(vector=v, column=column):
+            return mx.Embedded(v, not column)
+        case mx.MatrixOnes(rows=r, cols=c):
+            return mx.MatrixOnes(c, r)
+    return None
