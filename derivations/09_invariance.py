@@ -1,13 +1,13 @@
 """Invariance under re-scaling and re-centering: batch, weight, layer and RMS normalization
 
 The original layer-normalization paper compares three normalizations by what they leave
-unchanged. Its setting: a batch of n inputs x_t of ℝ^m forms the rows of X (n × m), a layer
-of d units has the weight matrix W (d × m) with one row w_j per unit, and the summed inputs
-are A = X Wᵀ (n × d, row t holding a_t = W x_t). Batch normalization standardizes every
+unchanged. Its setting: a batch of n inputs xₜ of ℝᵐ forms the rows of X (n × m), a layer
+of d units has the weight matrix W (d × m) with one row per unit, and the summed inputs
+are A = X Wᵀ (n × d, row t holding aₜ = W xₜ). Batch normalization standardizes every
 column of A over the batch, layer normalization every row over the units, RMS normalization
-divides every row by its root mean square, and weight normalization replaces each row w_j of
-W by g_j·w_j/‖w_j‖ before the product. Gains and biases act after the normalization, so they
-play no part here; the stabilizer ε is 0, as in the paper.
+divides every row by its root mean square, and weight normalization replaces each row w of W by
+g·w/‖w‖ (g its gain) before the product. Gains and biases act after the normalization, so
+they play no part here; the stabilizer ε is 0, as in the paper.
 
 Six transformations are tried, each with a positive factor δ: re-scaling the whole weight
 matrix (δW), re-centering it (W + 1cᵀ: the same vector c added to every unit's weights),
@@ -41,7 +41,7 @@ from lnsym.checking.claims import Claim
 
 X = matrix("X", n, m)  # the inputs, one case per row
 W = matrix("W", d, m)  # the weights, one unit per row
-c = matrix("c", 1, m)  # a re-centering vector of ℝ^m
+c = matrix("c", 1, m)  # a re-centering vector of ℝᵐ
 g = matrix("g", d, 1)  # the weight-normalization gains
 delta = scalar("delta", positive=True)
 

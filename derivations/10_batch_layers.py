@@ -9,12 +9,12 @@ normalization standardizes each of G consecutive groups of d/G features of a row
 (one group is layer normalization); instance normalization of one sample with d channels
 over n positions standardizes every channel over its positions. The claims state what each
 one zeroes and fixes, which shifts it ignores and which it does not. Identities of a row are
-proved at a generic row of ℝ^d, identities of a column at a generic column of ℝ^n, so for
+proved at a generic row of ℝᵈ, identities of a column at a generic column of ℝⁿ, so for
 symbolic n and d at once.
 
-The gain γ and bias β of ℝ^d are shared by every row of the batch. For the loss ℓ = Σ G ⊙ Y,
+The gain γ and bias β of ℝᵈ are shared by every row of the batch. For the loss ℓ = Σ G ⊙ Y,
 with G the upstream gradient of the output Y = γᵀ ⊙ LN(Z) + βᵀ, the gradient of β is the sum
-of the rows of G over the batch, Σ_t g_t, and that of γ is Σ_t g_t ⊙ u_t: sums over positions,
+of the rows of G over the batch, Σₜ gₜ, and that of γ is Σₜ gₜ ⊙ uₜ: sums over positions,
 one entry per feature. The backpropagation notes write both as sums over the features
 instead; on a batch those are a single number copied to every feature, and they are refuted.
 """
@@ -84,7 +84,7 @@ CLAIMS = [
     Claim(
         "batch.layer_norm.row_second_moment",
         Eq(mean_along(U * U, 1), q_rows * (q_rows + epsilon) ** -1),
-        title="Every row of the output has mean square q_t/(q_t + ε)",
+        title="Every row of the output has mean square qₜ/(qₜ + ε)",
     ),
     Claim(
         "batch.layer_norm.row_shift",
@@ -106,7 +106,7 @@ CLAIMS = [
     Claim(
         "batch.batch_norm.column_second_moment",
         Eq(mean_along(B * B, 0), q_cols * (q_cols + epsilon) ** -1),
-        title="Every feature has mean square σ²_j/(σ²_j + ε) over the batch",
+        title="Every feature has mean square σ²/(σ² + ε), σ² its variance over the batch",
     ),
     Claim(
         "batch.batch_norm.feature_shift",
@@ -182,20 +182,20 @@ CLAIMS = [
     Claim(
         "batch.weight_norm.row_lengths",
         Eq(sum_along(weight_norm_rows(V, g) * weight_norm_rows(V, g), 1), g * g),
-        title="Weight normalization: the squared length of row j is g_j²",
+        title="Weight normalization: the squared length of row j is the square of its gain",
     ),
     # -- the gradients of the shared gain and bias ------------------------------------------
     Claim(
         "batch.backprop.beta",
         Eq(grad(loss, beta), flatten(sum_along(G, 0))),
         source="backpropagation notes, ∂L/∂β (as it holds on a batch)",
-        title="∂ℓ/∂β = Σ_t g_t: the upstream gradients summed over the batch",
+        title="∂ℓ/∂β = Σₜ gₜ: the upstream gradients summed over the batch",
     ),
     Claim(
         "batch.backprop.gamma",
         Eq(grad(loss, gamma), flatten(sum_along(G * U, 0))),
         source="backpropagation notes, ∂L/∂γ (as it holds on a batch)",
-        title="∂ℓ/∂γ = Σ_t g_t ⊙ u_t: summed over the batch, one entry per feature",
+        title="∂ℓ/∂γ = Σₜ gₜ ⊙ uₜ: summed over the batch, one entry per feature",
     ),
     Claim(
         "batch.backprop.beta_feature_sum",

@@ -13,7 +13,7 @@ normalization itself whether or not there is an affine part.
 >>> batch_norm(Z).shape
 (n, d)
 >>> layer_norm_rows(Z, vector("gamma"), vector("beta"))
-row(γ) ⊙ LN(Z) + row(β)
+γᵀ ⊙ LN(Z) + βᵀ
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ engine's slices: a check independent of the proof.
 >>> from lnsym.ir.names import n, d
 >>> lowered = lower(mean_along(matrix("Z", n, d), 0), {n: 2, d: 1})
 >>> lowered
-[[(Z11 + Z21)/2]]
+[[1/2·(Z11 + Z21)]]
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ transposes, sums along an axis and sums within groups of columns. Everything els
 along an axis, standardization, the layers of :mod:`lnsym.ir.batch_layers` — is a defined
 node spelled out in these.
 
+>>> from lnsym.ir.nodes import vector
 >>> X = matrix("X", n, d)
 >>> X.shape
 (n, d)

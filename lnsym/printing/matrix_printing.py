@@ -11,7 +11,7 @@ of a matrix is sum(A).
 >>> from lnsym.printing.printer import latex, text
 >>> Z = matrix("Z", n, d)
 >>> text(row(vector("gamma")) * Z + mean_along(Z, 0))
-γᵀ ⊙ Z + colmean(Z)
+'γᵀ ⊙ Z + colmean(Z)'
 >>> latex(total(Z * Z))
 '\\\\operatorname{sum}(\\\\mathbf{Z} \\\\odot \\\\mathbf{Z})'
 """

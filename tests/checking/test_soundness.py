@@ -339,9 +339,12 @@ def test_the_vanilla_case_of_item_three_is_refused():
 # Mutation: break each rule of the kernel and watch the suite catch it
 
 
-def _general_verdicts(cases: dict) -> dict[str, str]:
+def _a_proved_case(cases: dict) -> str | None:
+    """The first case (in id order) that the general engine proves, or None: one false case
+    PROVED is what shows a broken rule, so the cases after it need not be checked."""
     checker = Checker(Options(engines=("general",)))
-    return {i: checker.check(_claim(i, cases[i])).verdict for i in sorted(cases)}
+    proved = (i for i in sorted(cases) if checker.check(_claim(i, cases[i])).verdict == "PROVED")
+    return next(proved, None)
 
 
 ALL_CASES = {**REFUTABLE, **LEMMA_REFUTABLE, **UNREFUTABLE, **UNJUSTIFIED}
@@ -353,8 +356,7 @@ ALL_CASES = {**REFUTABLE, **LEMMA_REFUTABLE, **UNREFUTABLE, **UNJUSTIFIED}
 )
 def test_breaking_a_sign_rule_makes_the_suite_fail(monkeypatch, rule):
     monkeypatch.setitem(signs.RULES, rule, lambda e, assumptions: signs.NONNEGATIVE)
-    proved = [i for i, verdict in _general_verdicts(ALL_CASES).items() if verdict == "PROVED"]
-    assert proved, f"no case notices a broken {rule.__name__} rule"
+    assert _a_proved_case(ALL_CASES), f"no case notices a broken {rule.__name__} rule"
 
 
 @pytest.mark.parametrize(
@@ -367,8 +369,7 @@ def test_breaking_a_sign_rule_makes_the_suite_fail(monkeypatch, rule):
 )
 def test_breaking_a_realness_or_pairing_check_makes_the_suite_fail(monkeypatch, name, broken):
     monkeypatch.setattr(signs, name, broken)
-    proved = [i for i, verdict in _general_verdicts(ALL_CASES).items() if verdict == "PROVED"]
-    assert proved, f"no case notices a broken {name}"
+    assert _a_proved_case(ALL_CASES), f"no case notices a broken {name}"
 
 
 def test_breaking_a_lemma_schema_makes_the_suite_fail():

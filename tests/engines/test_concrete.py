@@ -43,6 +43,7 @@ from lnsym.engines.base import Evidence
 from lnsym.engines.concrete.engine import check_dimension, evidence, instantiate, jacobian
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
 from lnsym.ir.calculus import OperatorNorm
+from lnsym.ir.matrices import has_matrices
 from lnsym.printing.evidence import counterexample_record
 
 z, h, a, b, g = vector("z"), vector("h"), vector("a"), vector("b"), vector("g")
@@ -179,6 +180,11 @@ def _from_the_shared_run(claim: Claim) -> Evidence:
 def test_catalog_claims_at_every_dimension_up_to_8(claim: Claim) -> None:
     # The full check uses the default options: the concrete engine at d = 1..8, seed 0.
     result = _from_the_shared_run(claim)
+    if has_matrices(claim.statement):  # checked entry by entry at small (n, d, m)
+        held = ("holds", "consistent")
+        assert result.outcome in (("counterexample",) if claim.expect == "refuted" else held)
+        assert result.data["exact"] is True and result.data["sizes"]
+        return
     assert result.outcome == _expected(claim), result.detail
     assert result.data["exact"] is True
     if result.outcome != "counterexample":
@@ -781,7 +787,9 @@ def test_the_cross_check_comparison_tells_near_equal_numbers_apart():
     assert _agree(sympy.Rational(1, 3), sympy.Rational(2, 6))
 
 
-@settings(max_examples=60, deadline=None)
+# 20 examples: the expression's shape is fixed, k only makes its coefficients zero, negative
+# or positive, and each example costs a slow sympy.diff (60 took ≈ 5 s of the suite).
+@settings(max_examples=20, deadline=None)
 @given(st.lists(st.integers(-3, 3), min_size=8, max_size=8))
 def test_the_derivative_is_the_expression_sympy_diff_builds(k):
     # The rules for sums, products and powers are applied without diff's bookkeeping; the

@@ -417,7 +417,9 @@ def test_rendering_is_deterministic_and_checked_with_the_report(tmp_path):
 def test_lnsym_report_writes_and_checks_the_review(tmp_path, monkeypatch, capsys):
     # The CLI path with the cached catalog instead of a fresh check of every claim.
     monkeypatch.setattr(build, "check_catalog", lambda *args, **kwargs: {})
-    monkeypatch.setattr(model_module, "build_model", lambda sections, results: catalog_model())
+    monkeypatch.setattr(
+        model_module, "build_model", lambda sections, results, *rest, **options: catalog_model()
+    )
     out = tmp_path / "reports"
     assert main(["report", "--out", str(out), "--format", "md,tex"]) == 0
     assert (out / "source-review.md").read_text() == render(

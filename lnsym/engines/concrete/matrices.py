@@ -56,20 +56,20 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
                 point = replace(found.counterexample, d=sizes[d], sizes=named, entry=index)
                 detail = f"violated exactly at entry {index} for {sizes_text(named)}"
                 seconds = time.perf_counter() - start
-                return Evidence("concrete", Outcome.COUNTEREXAMPLE, detail, seconds, {}, point)
+                data = {"exact": True, "sizes": named}
+                return Evidence("concrete", Outcome.COUNTEREXAMPLE, detail, seconds, data, point)
             if found.outcome not in (Outcome.HOLDS, Outcome.CONSISTENT):
                 detail = f"entry {index} for {sizes_text(named)}: {found.detail}"
                 return Evidence("concrete", found.outcome, detail, time.perf_counter() - start)
             outcomes.append(found.outcome)
         checked.append("(" + ", ".join(str(v) for v in sizes.values()) + ")")
     where = f"every entry for (n, d, m) = {', '.join(checked)}"
+    data = {"exact": True, "sizes": checked}
+    seconds = time.perf_counter() - start
     if all(o == Outcome.HOLDS for o in outcomes):
-        return Evidence(
-            "concrete", Outcome.HOLDS, f"exact for {where}", time.perf_counter() - start
-        )
+        return Evidence("concrete", Outcome.HOLDS, f"exact for {where}", seconds, data)
     detail = f"no violation at exact sample points of {where}"
-    return Evidence("concrete", Outcome.CONSISTENT, detail, time.perf_counter() - start)
-
+    return Evidence("concrete", Outcome.CONSISTENT, detail, seconds, data)
 
 def recheck(claim: Checkable, point: Counterexample) -> tuple[Counterexample | None, str]:
     """Write the statement afresh at the point's sizes and re-check the reported entry."""

@@ -140,7 +140,10 @@ class _Fractions:
         if m != 1:  # divide every exponent by m² (what exquo does, without its search)
             (shift,) = m.itermonoms()
             rad = self.ring.from_dict(
-                {tuple(e - 2 * k for e, k in zip(mon, shift, strict=False)): c for mon, c in rad.iterterms()}
+                {
+                    tuple(e - 2 * k for e, k in zip(mon, shift, strict=True)): c
+                    for mon, c in rad.iterterms()
+                }
             )
         if self.s is not None and den == 1 and rad == self.s**2:
             root = m * self.s

@@ -71,9 +71,9 @@ class World:
         if self.groups:
             return f"along a generic group of d/{self.groups} features of a generic row"
         return {
-            d: "along the features (a generic vector of ℝ^d)",
-            n: "along the batch (a generic vector of ℝ^n)",
-            m: "along the inputs (a generic inner product in ℝ^m)",
+            d: "along the features (a generic vector of ℝᵈ)",
+            n: "along the batch (a generic vector of ℝⁿ)",
+            m: "along the inputs (a generic inner product in ℝᵐ)",
         }[self.axis]
 
 

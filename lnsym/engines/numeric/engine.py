@@ -120,7 +120,7 @@ def evidence(
     reason = ""
     drawn_dims: set[int] = set()
     eps_drawn: list[float] = []
-    for first in range(0, samples, _WINDOW):
+    for _ in range(0, samples, _WINDOW):
         window: list[SamplePoint] = []
         for point in itertools.islice(drawn, _WINDOW):
             if point is None:

@@ -42,7 +42,8 @@ def evidence(claim: Checkable, *, samples: int, seed: int) -> Evidence:
         if found.outcome != Outcome.CONSISTENT:
             where = ", ".join(f"{k} = {v}" for k, v in sizes.items())
             detail = f"entry {index} for {where}: {found.detail}"
-            data = {k: v for k, v in found.data.items() if k != "sample"}
+            data = {k: v for k, v in found.data.items() if k != "sample"} | {"exact": False}
             return Evidence("numeric", found.outcome, detail, time.perf_counter() - start, data)
     detail = f"no violation in {each} samples of each of {len(entries)} entries at small n, d, m"
-    return Evidence("numeric", Outcome.CONSISTENT, detail, time.perf_counter() - start)
+    data = {"exact": False}
+    return Evidence("numeric", Outcome.CONSISTENT, detail, time.perf_counter() - start, data)

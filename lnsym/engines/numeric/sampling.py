@@ -40,9 +40,7 @@ _DRAWN_KEPT = 64
 _KEPT_UP_TO = 2000
 
 
-def draw(
-    claim: Checkable, seed: int, dtype: np.dtype, count: int
-) -> Iterable[SamplePoint | None]:
+def draw(claim: Checkable, seed: int, dtype: np.dtype, count: int) -> Iterable[SamplePoint | None]:
     """The first ``count`` points of :class:`Sampler` for ``claim`` (None for the inadmissible).
 
     The points depend only on the claim's vector atoms, scalar symbols and assumptions, the
