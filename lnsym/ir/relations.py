@@ -43,6 +43,12 @@ class Eq(Relation):
         lhs, rhs = _relation_sides(lhs, rhs)
         if lhs.kind != rhs.kind:
             raise ExpressionError(f"cannot equate a {lhs.kind} with a {rhs.kind}")
+        left, right = getattr(lhs, "shape", ()), getattr(rhs, "shape", ())
+        if left != right:  # matrices (lnsym.ir.matrices) of different shapes
+            raise ExpressionError(
+                f"cannot equate a {' × '.join(map(str, left))} matrix with a "
+                f"{' × '.join(map(str, right))} matrix"
+            )
         object.__setattr__(self, "lhs", lhs)
         object.__setattr__(self, "rhs", rhs)
 

@@ -6,6 +6,7 @@ import sympy
 from lnsym import (
     Eq,
     batch_norm,
+    core,
     d,
     eps,
     first_case,
@@ -18,6 +19,7 @@ from lnsym import (
     ones_matrix,
     row,
     scalar,
+    sum_along,
     text,
     total,
     vector,
@@ -135,3 +137,30 @@ def test_sizes_of_the_counterexample_name_the_entry():
     assert point is not None
     assert set(point.sizes) == {"n", "d", "m"} and len(point.entry) == 2
     assert all(isinstance(v, sympy.Rational) for v in point.scalars.values())
+
+
+# False statements that a careless slice would prove: a square matrix seen on its diagonal
+# only, a factor varying along a sum pulled out of it, e₁ on two axes given one case split,
+# e₁ fixed inside a sum over its own index, and a made-up name equal to a user's name.
+A, B, S = matrix("A", n, 1), matrix("B", n, d), matrix("S", n, n)
+SLICE_TRAPS = {
+    "square_symmetric": Eq(S, S.T),
+    "factor_out_of_sum": Eq(A * sum_along(B, 0), ones_matrix(n, 1) @ sum_along(A * B, 0)),
+    "first_case_two_axes": Eq(
+        first_case(n) @ ones_matrix(1, d), ones_matrix(n, 1) @ first_case(d).T
+    ),
+    "first_case_summed": Eq(sum_along(first_case(n) * B, 0), sum_along(B, 0)),
+    "name_of_a_row": Eq(layer_norm_rows(Z, eps=0), ones_matrix(n, 1) @ row(core(vector("Z_t"), 0))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SLICE_TRAPS))
+def test_slices_never_prove_a_false_statement(name):
+    result = check(Claim(f"t.{name}", SLICE_TRAPS[name]))
+    assert result.evidence[0].outcome == "not proved"
+    assert result.verdict == "REFUTED"
+
+
+def test_matrices_of_different_shapes_cannot_be_equated():
+    with pytest.raises(ExpressionError, match="n × d matrix with a 1 × d"):
+        Eq(A * sum_along(B, 0), sum_along(A * B, 0))

@@ -71,6 +71,7 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
     detail = f"no violation at exact sample points of {where}"
     return Evidence("concrete", Outcome.CONSISTENT, detail, seconds, data)
 
+
 def recheck(claim: Checkable, point: Counterexample) -> tuple[Counterexample | None, str]:
     """Write the statement afresh at the point's sizes and re-check the reported entry."""
     sizes = {_NAMES[k]: v for k, v in point.sizes.items()}

@@ -206,7 +206,7 @@ class GeneralEngine:
             decisions = [self.decide(s, kept) for s in sliced]  # type: ignore[arg-type]
             where = cases[0].describe()
             if all(x.proved for x in decisions):
-                split = ", for the first index and any other" if len(cases) > 1 else ""
+                split = ", with each index of e₁ equal to 1 or not" if len(cases) > 1 else ""
                 how = decisions[0].detail.replace(" for symbolic d", "")
                 return Decision(True, f"{where}{split}, for symbolic n, d and m: {how}")
             if failure is None:

@@ -25,6 +25,7 @@ dimension is the world's; a group world (group normalization with G groups) has 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -50,8 +51,9 @@ class Unsliceable(UnsupportedError):
 
 @dataclass(frozen=True)
 class Summed:
-    """Σ over the generic index of a non-world axis of ``body``."""
+    """Σ over the generic index of the non-world ``axis`` of ``body``."""
 
+    axis: sympy.Expr
     body: ir.Expr
 
 
@@ -60,12 +62,14 @@ Sliced = ir.Expr | Summed
 
 @dataclass(frozen=True)
 class World:
-    """The axis whose entries stay a vector, the case of e₁'s index, and (for a group world)
-    the number of groups the d features form."""
+    """The axis whose entries stay a vector, (for a group world) the number of groups the d
+    features form, the axes whose generic index e₁ splits into cases (``split``), and those
+    whose index is 1 in this case (``first``; the others are ≠ 1)."""
 
     axis: sympy.Symbol
-    first: bool = False
     groups: int = 0
+    split: frozenset[sympy.Expr] = frozenset()
+    first: frozenset[sympy.Expr] = frozenset()
 
     def describe(self) -> str:
         if self.groups:
@@ -81,14 +85,16 @@ def worlds(statement: ir.Relation) -> Iterator[list[World]]:
     """The worlds to try, each as its cases: row, column and entry worlds, and group
     worlds for the group counts that occur."""
     nodes = ir.walk(statement.lhs) + ir.walk(statement.rhs)
-    basis = any(isinstance(x, mx.FirstCase) for x in nodes)
+    split = sorted({x.rows for x in nodes if isinstance(x, mx.FirstCase)}, key=str)
+    # Every combination of "index 1" and "index ≠ 1", one per axis e₁ lives on.
+    cases = [
+        frozenset(a for a, first in zip(split, choice, strict=True) if first)
+        for choice in itertools.product((True, False), repeat=len(split))
+    ]
     grouped = (mx.GroupSum, mx.GroupMean, layers.GroupStandardize)
     groups = sorted({x.groups for x in nodes if isinstance(x, grouped)})
-    axes = [d, n, m]
-    for axis in axes:
-        yield [World(axis, first) for first in ((True, False) if basis else (False,))]
-    for g in groups:
-        yield [World(d, False, g)]
+    for axis, g in [(d, 0), (n, 0), (m, 0), *((d, g) for g in groups)]:
+        yield [World(axis, g, frozenset(split), first) for first in cases]
 
 
 def slice_relation(statement: ir.Relation, world: World) -> ir.Relation:
@@ -97,11 +103,13 @@ def slice_relation(statement: ir.Relation, world: World) -> ir.Relation:
     Raises:
         Unsliceable: when a side has no slice in this world.
     """
-    slicer = _Slicer(world)
+    slicer = _Slicer(world, _names(statement))
     lhs, rhs = slicer.slice(statement.lhs), slicer.slice(statement.rhs)
     if isinstance(lhs, Summed) != isinstance(rhs, Summed):
         raise Unsliceable("one side is a sum over the batch and the other is not")
     if isinstance(lhs, Summed) and isinstance(rhs, Summed):
+        if lhs.axis != rhs.axis:
+            raise Unsliceable("the two sides are sums over different axes")
         lhs, rhs = lhs.body, rhs.body  # equal summands give equal sums
     assert isinstance(lhs, ir.Expr) and isinstance(rhs, ir.Expr)
     rename = _renaming(world)
@@ -109,6 +117,18 @@ def slice_relation(statement: ir.Relation, world: World) -> ir.Relation:
     if isinstance(statement, ir.Le):
         return ir.Le(lhs, rhs)
     return ir.Eq(lhs, rhs)
+
+
+def _names(statement: ir.Relation) -> frozenset[str]:
+    """The names of the statement's vector atoms and scalar symbols: a name the slice makes
+    up must be none of them, or two different quantities would become one."""
+    out: set[str] = set()
+    for x in ir.walk(statement.lhs) + ir.walk(statement.rhs):
+        if isinstance(x, ir.VectorAtom):
+            out.add(x.name)
+        elif isinstance(x, ir.Const):
+            out |= {str(sym) for sym in x.value.free_symbols}
+    return frozenset(out)
 
 
 def _renaming(world: World) -> dict[sympy.Symbol, sympy.Expr]:
@@ -139,9 +159,22 @@ def _map_constants(e: ir.Expr, rename: dict[sympy.Symbol, sympy.Expr]) -> ir.Exp
 class _Slicer:
     """Slices of the nodes of one statement in one world (opaque atoms shared by both sides)."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, taken: frozenset[str]) -> None:
         self.world = world
+        self.taken = taken
         self.opaque: dict[tuple[Any, ...], ir.Expr] = {}
+        self.made: dict[str, Any] = {}  # each made-up name → what it stands for
+        self.depends: dict[sympy.Expr, set[str]] = {}  # axis → names that vary along it
+
+    def made_up(self, label: str, key: Any, sides: tuple[sympy.Expr, ...]) -> str:
+        """``label`` for the quantity ``key`` whose generic indices are those of ``sides``:
+        refused if the statement uses it or it already stands for something else."""
+        if label in self.taken or self.made.setdefault(label, key) != key:
+            raise Unsliceable(f"the name {label} that the slice would give is already in use")
+        for side in sides:
+            if side not in (_ONE, self.world.axis):
+                self.depends.setdefault(side, set()).add(label)
+        return label
 
     @property
     def row_world(self) -> bool:
@@ -151,6 +184,9 @@ class _Slicer:
     # -- where a matrix of a shape lives -----------------------------------------------
     def spread(self, shape: mx.Shape) -> int | None:
         """Which side stays a vector (0 rows, 1 columns), or None for an entry."""
+        if shape[0] == shape[1] != _ONE:
+            # One generic index per axis: a square matrix would be seen on its diagonal only.
+            raise Unsliceable(f"a square {shape[0]} × {shape[1]} matrix")
         sides = [i for i, side in enumerate(shape) if side == self.world.axis]
         if len(sides) > 1:
             raise Unsliceable(f"a {shape[0]} × {shape[1]} matrix has two sides along the world")
@@ -173,7 +209,7 @@ class _Slicer:
             case Grad(expr=f, wrt=wrt) if self.row_world:
                 inner = self.slice(f)
                 if isinstance(inner, Summed):
-                    return Summed(Grad(inner.body, wrt))
+                    return Summed(inner.axis, Grad(inner.body, wrt))
                 return Grad(inner, wrt)
             case ir.ScalarSum(terms=terms) | ir.VectorSum(terms=terms):
                 return self.added([self.slice(t) for t in terms])
@@ -201,11 +237,12 @@ class _Slicer:
         raise Unsliceable("a vector of ℝ^d outside a matrix")
 
     def added(self, parts: list[Sliced]) -> Sliced:
-        if all(isinstance(p, Summed) for p in parts):
-            return Summed(self.combine_sum([p.body for p in parts]))  # type: ignore[union-attr]
-        if any(isinstance(p, Summed) for p in parts):
-            raise Unsliceable("a sum over the batch added to a term that is not one")
-        return self.combine_sum(parts)  # type: ignore[arg-type]
+        sums = [p for p in parts if isinstance(p, Summed)]
+        if not sums:
+            return self.combine_sum(parts)  # type: ignore[arg-type]
+        if len(sums) < len(parts) or len({p.axis for p in sums}) > 1:
+            raise Unsliceable("a sum over an axis added to a term that is not one over it")
+        return Summed(sums[0].axis, self.combine_sum([p.body for p in sums]))
 
     def combine_sum(self, parts: list[ir.Expr]) -> ir.Expr:
         if any(p.kind == "vector" for p in parts):
@@ -218,11 +255,15 @@ class _Slicer:
         if len(summed) > 1:
             raise Unsliceable("a product of two sums over the batch")
         if summed:
-            # Σ_t c·f_t = c·Σ_t f_t only for factors that do not depend on t: constants.
+            # c·Σ_t f_t = Σ_t c·f_t only for a constant c that does not vary along t.
             rest = [p for p in parts if not isinstance(p, Summed)]
-            if any(not isinstance(p, ir.Const) for p in rest):
-                raise Unsliceable("a sum over the batch times a factor that may depend on t")
-            return Summed(self.combine_product([*rest, summed[0].body]))
+            varying = self.depends.get(summed[0].axis, set())
+            if any(
+                not isinstance(p, ir.Const) or {str(x) for x in p.value.free_symbols} & varying
+                for p in rest
+            ):
+                raise Unsliceable("a sum over an axis times a factor that may vary along it")
+            return Summed(summed[0].axis, self.combine_product([*rest, summed[0].body]))
         return self.combine_product(parts)  # type: ignore[arg-type]
 
     def combine_product(self, parts: list[ir.Expr]) -> ir.Expr:
@@ -248,17 +289,20 @@ class _Slicer:
         spread = self.spread(e.shape)
         match e:
             case mx.MatrixAtom(name=name, rows=r, cols=c, positive=positive):
-                if spread is None:
-                    return ir.Const(
-                        self.entry_symbol(name, self.index(r) + self.index(c), positive)
-                    )
-                other = c if spread == 0 else r
-                suffix = self.index(other) + ("g" if self.world.groups else "")
-                return ir.VectorAtom(f"{name}_{suffix}" if suffix else name)
+                suffix = self.index(r) + self.index(c) + ("g" if self.world.groups else "")
+                label = self.made_up(f"{name}_{suffix}" if suffix else name, e, (r, c))
+                if spread is not None:
+                    return ir.VectorAtom(label)
+                symbol = (
+                    sympy.Symbol(label, positive=True)
+                    if positive
+                    else sympy.Symbol(label, real=True)
+                )
+                return ir.Const(symbol)
             case mx.MatrixOnes():
                 return ir.Ones() if spread is not None else ir.Const(_ONE)
-            case mx.FirstCase() if spread is None:
-                return ir.Const(sympy.Integer(1 if self.world.first else 0))
+            case mx.FirstCase(rows=side) if spread is None:
+                return ir.Const(sympy.Integer(1 if side in self.world.first else 0))
             case mx.Embedded(vector=v):
                 return self.embedded(v, spread)
             case mx.MatSum(terms=terms):
@@ -299,10 +343,6 @@ class _Slicer:
             raise Unsliceable("a sum over the batch inside a layer")
         return out
 
-    def entry_symbol(self, name: str, suffix: str, positive: bool) -> sympy.Symbol:
-        label = f"{name}_{suffix}" if suffix else name
-        return sympy.Symbol(label, positive=True) if positive else sympy.Symbol(label, real=True)
-
     def embedded(self, v: ir.Expr, spread: int | None) -> ir.Expr:
         """A vector of ℝ^d placed as a row or column: itself along world d, its group block
         in a group world, its entry at j elsewhere."""
@@ -313,9 +353,10 @@ class _Slicer:
         def entry(x: ir.Expr) -> ir.Expr:
             match x:
                 case ir.VectorAtom(name=name):
+                    label = self.made_up(f"{name}_{suffix}", x, (d,))
                     if spread is not None:
-                        return ir.VectorAtom(f"{name}_{suffix}")
-                    return ir.Const(sympy.Symbol(f"{name}_{suffix}", real=True))
+                        return ir.VectorAtom(label)
+                    return ir.Const(sympy.Symbol(label, real=True))
                 case ir.Ones():
                     return ir.Ones() if spread is not None else ir.Const(_ONE)
                 case ir.VectorSum(terms=terms):
@@ -350,7 +391,9 @@ class _Slicer:
             return ir.Dot(ir.Ones(), inner)
         if side == self.world.axis:
             raise Unsliceable("a sum over every feature in a group world")
-        return Summed(inner)
+        if side in self.world.split:
+            raise Unsliceable("a sum over the index that e₁ splits into cases")
+        return Summed(side, inner)
 
     # -- products ----------------------------------------------------------------------
     def product(self, a: mx.MatrixNode, b: mx.MatrixNode) -> Sliced:
@@ -387,12 +430,11 @@ class _Slicer:
         )
         sides = [self.index(s) for i, s in enumerate(e.shape) if i != spread]
         label = (stem or "P")[:24] + ("_" + "".join(sides) if any(sides) else "")
-        taken = {str(v) for v in self.opaque.values()}
         out, k = label, 1
-        while out in taken:
+        while out in self.taken or out in self.made:
             k += 1
             out = f"{label}{k}"
-        return out
+        return self.made_up(out, (e, spread), e.shape)
 
     def opaque_product(self, e: mx.MatMul) -> ir.Expr:
         spread = self.spread(e.shape)
