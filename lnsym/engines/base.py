@@ -43,6 +43,15 @@ class Outcome(StrEnum):
 
 
 @dataclass(frozen=True)
+class Statement:
+    """A bare :class:`Checkable`: a statement and its assumptions, no claim around them
+    (e.g. one entry of a matrix statement, checked on its own)."""
+
+    statement: ir.Relation
+    assumptions: tuple[ir.Assumption, ...] = ()
+
+
+@dataclass(frozen=True)
 class Counterexample:
     """An exact point where a statement fails, with both sides' exact values there.
 

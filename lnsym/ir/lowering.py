@@ -26,7 +26,7 @@ from lnsym.ir import batch_layers as layers
 from lnsym.ir import matrices as mx
 from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Diff, Grad
-from lnsym.ir.names import d, eps, m, n
+from lnsym.ir.names import d, m, n
 from lnsym.ir.relations import Eq, Le, Relation
 
 Value: TypeAlias = Any  # a scalar Expr, a list of them (vector), or a list of rows (matrix)
@@ -37,7 +37,7 @@ Sizes: TypeAlias = Mapping[sympy.Symbol, int]
 #: batch or a row of one entry has no variance, so n = 1 and d = 1 say little.
 SIZES: tuple[tuple[int, int, int], ...] = ((2, 2, 1), (3, 2, 2), (2, 3, 3))
 
-__all__ = ["SIZES", "entry_name", "lower", "lower_relation", "sizes_for"]
+__all__ = ["SIZES", "entry_name", "lower", "lower_relation", "sizes_for", "sizes_text"]
 
 
 def entry_name(name: str, *index: int) -> str:
@@ -54,6 +54,11 @@ def sizes_for(statement: Relation) -> list[dict[sympy.Symbol, int]]:
     for g in groups:
         factor = factor * g // sympy.igcd(factor, g)
     return [{n: a, d: b * factor, m: c} for a, b, c in SIZES]
+
+
+def sizes_text(sizes: Mapping[Any, int]) -> str:
+    """Sizes as evidence states them: ``n = 2, d = 3, m = 2``."""
+    return ", ".join(f"{k} = {v}" for k, v in sizes.items())
 
 
 def lower_relation(statement: Relation, sizes: Sizes) -> list[tuple[tuple[int, ...], Relation]]:
@@ -205,6 +210,3 @@ def _map(f: Any, *values: Value) -> Value:
     if isinstance(values[0], list):
         return [_map(f, *xs) for xs in zip(*values, strict=True)]
     return f(*values)
-
-
-_ = eps  # ε stays a symbol: the claim's stabilizer, kept as it is

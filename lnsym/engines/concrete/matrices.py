@@ -11,29 +11,16 @@ re-checked by :func:`recheck`, which writes the statement out afresh at those si
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from lnsym import ir
-from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome
+from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome, Statement
 from lnsym.engines.concrete.engine import evidence as scalar_evidence
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
 from lnsym.errors import DomainError
-from lnsym.ir.lowering import lower_relation, sizes_for
+from lnsym.ir.lowering import lower_relation, sizes_for, sizes_text
 from lnsym.ir.names import d, m, n
 
 _NAMES = {"n": n, "d": d, "m": m}
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """One entry's scalar statement (no assumptions: matrix claims carry none)."""
-
-    statement: ir.Relation
-    assumptions: tuple[ir.Assumption, ...] = ()
-
-
-def sizes_text(sizes: dict[str, int] | dict[object, int]) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in sizes.items())
 
 
 def evidence(claim: Checkable, *, seed: int) -> Evidence:
@@ -48,7 +35,7 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
         named = {str(k): v for k, v in sizes.items()}
         for index, relation in lower_relation(claim.statement, sizes):
             try:
-                found = scalar_evidence(_Entry(relation), max_d=1, seed=seed)
+                found = scalar_evidence(Statement(relation), max_d=1, seed=seed)
             except DomainError as exc:
                 detail = f"entry {index} for {sizes_text(named)}: {exc}"
                 return Evidence("concrete", Outcome.ERROR, detail, time.perf_counter() - start)
@@ -78,7 +65,7 @@ def recheck(claim: Checkable, point: Counterexample) -> tuple[Counterexample | N
     entries = dict(lower_relation(claim.statement, sizes))
     if point.entry not in entries:
         return None, f"the statement has no entry {point.entry} at those sizes"
-    found, how = scalar_recheck(_Entry(entries[point.entry]), replace(point, sizes={}, entry=()))
+    found, how = scalar_recheck(Statement(entries[point.entry]), replace(point, sizes={}, entry=()))
     if found is None:
         return None, how
     return replace(found, d=point.d, sizes=point.sizes, entry=point.entry), how

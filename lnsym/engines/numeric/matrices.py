@@ -8,21 +8,13 @@ samples of a claim are shared out among its entries.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
-from lnsym import ir
-from lnsym.engines.base import Checkable, Evidence, Outcome
+from lnsym.engines.base import Checkable, Evidence, Outcome, Statement
 from lnsym.engines.numeric.engine import evidence as scalar_evidence
-from lnsym.ir.lowering import lower_relation, sizes_for
+from lnsym.ir.lowering import lower_relation, sizes_for, sizes_text
 
 #: The fewest samples any entry gets.
 _MIN_SAMPLES = 8
-
-
-@dataclass(frozen=True)
-class _Entry:
-    statement: ir.Relation
-    assumptions: tuple[ir.Assumption, ...] = ()
 
 
 def evidence(claim: Checkable, *, samples: int, seed: int) -> Evidence:
@@ -38,10 +30,9 @@ def evidence(claim: Checkable, *, samples: int, seed: int) -> Evidence:
     ]
     each = max(_MIN_SAMPLES, samples // len(entries))
     for sizes, index, relation in entries:
-        found = scalar_evidence(_Entry(relation), samples=each, seed=seed)
+        found = scalar_evidence(Statement(relation), samples=each, seed=seed)
         if found.outcome != Outcome.CONSISTENT:
-            where = ", ".join(f"{k} = {v}" for k, v in sizes.items())
-            detail = f"entry {index} for {where}: {found.detail}"
+            detail = f"entry {index} for {sizes_text(sizes)}: {found.detail}"
             data = {k: v for k, v in found.data.items() if k != "sample"} | {"exact": False}
             return Evidence("numeric", found.outcome, detail, time.perf_counter() - start, data)
     detail = f"no violation in {each} samples of each of {len(entries)} entries at small n, d, m"
