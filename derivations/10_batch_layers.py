@@ -17,7 +17,12 @@ with G the upstream gradient of the output Y = γᵀ ⊙ LN(Z) + βᵀ, the grad
 of the rows of G over the batch, Σₜ gₜ, and that of γ is Σₜ gₜ ⊙ uₜ: sums over positions,
 one entry per feature. The backpropagation notes write both as sums over the features
 instead; on a batch those are a single number copied to every feature, and they are refuted.
+The gradient of the input, ∂ℓ/∂Z, is the vector formula (ĝ − mean(ĝ)1 − u·mean(ĝ ⊙ u))/s
+applied to every row for layer normalization and to every column for batch normalization,
+whose rows are coupled through the batch statistics (ĝ = γ ⊙ g).
 """
+
+import sympy
 
 from lnsym import (
     Eq,
@@ -35,6 +40,7 @@ from lnsym import (
     ones,
     ones_matrix,
     rms_norm_rows,
+    row,
     scalar,
     sum_along,
     total,
@@ -73,6 +79,17 @@ B = batch_norm(Z)
 Y = layer_norm_rows(Z, gamma, beta)
 loss = total(G * Y)
 q_rows, q_cols = variance(Z, 1), variance(Z, 0)
+G_hat = G * row(gamma)  # ĝ = γ ⊙ g in every row
+
+
+def input_gradient(u, axis):
+    """(ĝ − mean(ĝ) − u ⊙ mean(ĝ ⊙ u))/s with the means and s along ``axis``: the vector
+    formula of ∂ℓ/∂z applied to every row (axis 1) or every column (axis 0)."""
+    s_inverse = (variance(Z, axis) + epsilon) ** sympy.Rational(-1, 2)
+    return (G_hat - mean_along(G_hat, axis) - u * mean_along(G_hat * u, axis)) * s_inverse
+
+
+loss_bn = total(G * batch_norm(Z, gamma, beta))
 
 CLAIMS = [
     # -- layer normalization of every row --------------------------------------------------
@@ -196,6 +213,22 @@ CLAIMS = [
         Eq(grad(loss, gamma), flatten(sum_along(G * U, 0))),
         source="backpropagation notes, ∂L/∂γ (as it holds on a batch)",
         title="∂ℓ/∂γ = Σₜ gₜ ⊙ uₜ: summed over the batch, one entry per feature",
+    ),
+    Claim(
+        "batch.backprop.input_layer_norm",
+        Eq(grad(loss, Z), input_gradient(U, 1)),
+        title="∂ℓ/∂Z for layer normalization: the vector formula in every row, rows independent",
+    ),
+    Claim(
+        "batch.backprop.input_batch_norm",
+        Eq(grad(loss_bn, Z), input_gradient(B, 0)),
+        title="∂ℓ/∂Z for batch normalization: the same formula down every column, over the batch",
+    ),
+    Claim(
+        "batch.backprop.input_batch_norm_by_rows",
+        Eq(grad(loss_bn, Z), input_gradient(B, 1)),
+        expect="refuted",
+        title="Batch normalization's ∂ℓ/∂Z is not the row formula of layer normalization",
     ),
     Claim(
         "batch.backprop.beta_feature_sum",

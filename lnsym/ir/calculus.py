@@ -22,6 +22,7 @@ from typing import Any
 import sympy
 
 from lnsym.errors import ExpressionError
+from lnsym.ir.matrices import MatGrad, MatrixAtom
 from lnsym.ir.names import d as _d
 from lnsym.ir.nodes import (
     Const,
@@ -175,10 +176,13 @@ def vjp(expr: Any, wrt: Any, cotangent: Any) -> Expr:
 
 
 def grad(expr: Any, wrt: Any) -> Expr:
-    """The gradient of a scalar expression with respect to the vector atom ``wrt``."""
+    """The gradient of a scalar expression with respect to the vector atom ``wrt``, or with
+    respect to a matrix atom (a matrix of its shape: ∂ℓ/∂Z of a loss on a batch Z)."""
     expr = _operand(expr)
     if expr.kind != "scalar":
         raise ExpressionError("grad() needs a scalar expression; for vectors use vjp or jvp")
+    if isinstance(wrt, MatrixAtom):
+        return MatGrad(expr, wrt)
     return Grad(expr, _wrt(wrt))
 
 

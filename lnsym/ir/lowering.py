@@ -184,6 +184,9 @@ class _Lowering:
                          for j in range(cols)] for i in range(rows)]  # fmt: skip
             case mx.Transpose(arg=a):
                 return [list(r) for r in zip(*self.value(a), strict=True)]
+            case mx.MatGrad(expr=f, wrt=w):
+                inner = self.value(f)
+                return _map(lambda x: Diff(inner, x), self.value(w))
             case mx.SumAlong(arg=a, axis=0):
                 return [[_total(list(c)) for c in zip(*self.value(a), strict=True)]]
             case mx.SumAlong(arg=a, axis=1):

@@ -311,6 +311,19 @@ class Flattened(VectorNode):
     arg: MatrixNode
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class MatGrad(MatrixNode):
+    """∂f/∂W for a scalar ``expr`` f and a matrix atom ``wrt`` W: the matrix of the partial
+    derivatives ∂f/∂W_ij, of W's shape (so ⟨∂f/∂W, H⟩ = D_W[f](H) for every direction H)."""
+
+    expr: Expr
+    wrt: MatrixAtom
+
+    @property
+    def shape(self) -> Shape:
+        return self.wrt.shape
+
+
 # ---------------------------------------------------------------------------------------
 # Defined nodes
 
@@ -435,6 +448,7 @@ __all__ = [
     "Flattened",
     "GroupMean",
     "GroupSum",
+    "MatGrad",
     "MatHadamard",
     "MatMul",
     "MatPower",

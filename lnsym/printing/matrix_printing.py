@@ -72,6 +72,7 @@ class MatrixPrinting:
     _paren: Any
     _sum: Any
     _print_VectorAtom: Any
+    _print_Grad: Any
 
     def _name(self, name: str) -> str:
         return self.matrix_tokens["name"].format(name=name)
@@ -139,6 +140,9 @@ class MatrixPrinting:
     def _print_GroupMean(self, e: mx.GroupMean) -> str:
         name = self.matrix_tokens["groups"].format(name="groupmean", groups=e.groups)
         return f"{name}({self._print(e.arg)})"
+
+    def _print_MatGrad(self, e: mx.MatGrad) -> str:
+        return str(self._print_Grad(e))  # ∇_Z[ℓ], written as for a vector
 
     def _print_Entry(self, e: mx.Entry) -> str:
         inner = e.arg

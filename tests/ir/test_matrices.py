@@ -10,6 +10,7 @@ from lnsym import (
     d,
     eps,
     first_case,
+    grad,
     group_norm,
     layer_norm_rows,
     m,
@@ -141,7 +142,9 @@ def test_sizes_of_the_counterexample_name_the_entry():
 
 # False statements that a careless slice would prove: a square matrix seen on its diagonal
 # only, a factor varying along a sum pulled out of it, e₁ on two axes given one case split,
-# e₁ fixed inside a sum over its own index, and a made-up name equal to a user's name.
+# e₁ fixed inside a sum over its own index, a made-up name equal to a user's name, and a
+# gradient by a matrix that the slice would read off one row while the loss reaches the
+# matrix through a product over the batch (ℓ = Σ_tj Z_tj A_t has ∂ℓ/∂Z = A 1ᵀ ≠ 0).
 A, B, S = matrix("A", n, 1), matrix("B", n, d), matrix("S", n, n)
 SLICE_TRAPS = {
     "square_symmetric": Eq(S, S.T),
@@ -151,6 +154,10 @@ SLICE_TRAPS = {
     ),
     "first_case_summed": Eq(sum_along(first_case(n) * B, 0), sum_along(B, 0)),
     "name_of_a_row": Eq(layer_norm_rows(Z, eps=0), ones_matrix(n, 1) @ row(core(vector("Z_t"), 0))),
+    "gradient_through_a_product": Eq(grad(total(Z.T @ A), Z), 0 * Z),
+    "gradient_of_one_row_only": Eq(
+        grad(total(layer_norm_rows(Z) * (Z.T @ A).T), Z), grad(total(layer_norm_rows(Z)), Z)
+    ),
 }
 
 
@@ -164,3 +171,25 @@ def test_slices_never_prove_a_false_statement(name):
 def test_matrices_of_different_shapes_cannot_be_equated():
     with pytest.raises(ExpressionError, match="n × d matrix with a 1 × d"):
         Eq(A * sum_along(B, 0), sum_along(A * B, 0))
+
+
+def test_gradient_by_a_matrix_is_a_matrix_of_its_shape():
+    G = matrix("G", n, d)
+    e = grad(total(G * layer_norm_rows(Z)), Z)
+    assert e.shape == (n, d)
+    assert text(e) == "∇_Z[sum(G ⊙ LN(Z))]"
+    lowered = lower(grad(total(Z * Z), Z), {n: 2, d: 3})
+    assert len(lowered) == 2 and len(lowered[0]) == 3
+    with pytest.raises(ExpressionError, match="scalar"):
+        grad(Z, Z)
+
+
+def test_the_batch_norm_input_gradient_is_proved_along_the_batch():
+    # ∂ℓ/∂Z of ℓ = Σ G ⊙ BN(Z) couples the rows; proved for symbolic n at a generic column.
+    G = matrix("G", n, d)
+    B = batch_norm(Z)
+    s_inverse = (mean_along((Z - mean_along(Z, 0)) ** 2, 0) + eps) ** sympy.Rational(-1, 2)
+    right = (G - mean_along(G, 0) - B * mean_along(G * B, 0)) * s_inverse
+    result = check(Claim("t.bn_input", Eq(grad(total(G * B), Z), right)), engines=["general"])
+    assert result.verdict == "PROVED"
+    assert "along the batch" in result.evidence[0].detail

@@ -317,6 +317,8 @@ class _Slicer:
                 return self.slice(a)  # one generic index per axis: the same entries
             case mx.MatMul(left=a, right=b):
                 return self.product(a, b)
+            case mx.MatGrad(expr=f, wrt=w) if spread is not None and not self.world.groups:
+                return self.gradient(f, w, spread)
             case mx.SumAlong(arg=a, axis=axis):
                 return self.summed(a, a.shape[axis])
             case mx.GroupSum(arg=a, groups=g) if self.world.groups == g:
@@ -336,6 +338,24 @@ class _Slicer:
             case ir.Defined():
                 return self.slice(e.definition())
         raise Unsliceable(f"{type(e).__name__} has no slice in this world")
+
+    def gradient(self, f: ir.Expr, w: mx.MatrixAtom, spread: int) -> ir.Expr:
+        """Row (or column) t of ∂f/∂W is ∇ of f by the generic row W_t of W. For f = Σ_t' f_t'
+        that is ∇ of the summand f_t alone, provided no other summand depends on W_t: every
+        summand sees W only through its own row W_t' (a product hiding W in an opaque atom,
+        or W summed inside a summand, has no slice, so W_t' is the only way in)."""
+        wrt = self.slice(w)
+        assert isinstance(wrt, ir.VectorAtom)
+        inner = self.slice(f)
+        if any(w in ir.walk(key[0]) for key in self.opaque):
+            raise Unsliceable(f"{w.name} inside a product over another axis")
+        if isinstance(inner, Summed):
+            if inner.axis != w.shape[1 - spread]:
+                raise Unsliceable("a gradient of a sum over an axis its variable does not have")
+            return Grad(inner.body, wrt)
+        if wrt.name in ir.vector_atoms(inner) and w.shape[1 - spread] != _ONE:
+            raise Unsliceable("a gradient by a matrix of a term that is not a sum over its rows")
+        return Grad(inner, wrt)
 
     def expr(self, e: ir.Expr) -> ir.Expr:
         out = self.slice(e)
@@ -385,10 +405,12 @@ class _Slicer:
         inner = self.slice(a)
         if side == _ONE:
             return inner
+        if side == self.world.axis and not self.world.groups:
+            if isinstance(inner, Summed):  # Σ over the world of Σ_t: the two sums commute
+                return Summed(inner.axis, ir.Dot(ir.Ones(), inner.body))
+            return ir.Dot(ir.Ones(), inner)
         if isinstance(inner, Summed):
             raise Unsliceable("a double sum over the batch")
-        if side == self.world.axis and not self.world.groups:
-            return ir.Dot(ir.Ones(), inner)
         if side == self.world.axis:
             raise Unsliceable("a sum over every feature in a group world")
         if side in self.world.split:
