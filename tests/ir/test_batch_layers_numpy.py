@@ -1,8 +1,11 @@
-"""Each batch layer and the gradients of its shared gain and bias, against numpy code written
-here from the textbook definitions, at d ∈ {1, 2, 3, 16} on a batch of three rows.
+"""Each batch layer, and the gradients of its shared gain and bias and of its input, against
+numpy code written here from the textbook definitions, at d ∈ {1, 2, 3, 16} on a batch of
+three rows.
 
-lnsym's side is its IR written entry by entry (lnsym.ir.lowering) and evaluated with SymPy,
-so a wrong definition of a layer, a wrong broadcast or a wrong lowering shows up here.
+lnsym's side is its IR written entry by entry (lnsym.ir.lowering) and evaluated with SymPy
+(values) or by the complex step on that scalar IR (derivatives); numpy's side is the forward
+pass, differentiated by the complex step. A wrong definition of a layer, a wrong broadcast or
+a wrong lowering shows up here.
 """
 
 from fractions import Fraction
@@ -242,3 +245,34 @@ def test_gradient_of_the_input_batch(data, layer):
     expected = complex_step_gradient(lambda a: (g_up * forward(a)).sum(), z)
     ours = evaluate(lowered(grad(total(G * _layer(layer)), Z), width), point)
     np.testing.assert_allclose(ours, expected, atol=1e-10)
+
+
+def test_gradients_of_the_other_layers(data):
+    """∂ℓ/∂(input) of batch norm in evaluation mode, instance norm (one sample X, d × n) and
+    weight norm (V, d × n) against the complex step of numpy's forward pass."""
+    width, point, z, g_up, gamma, beta, mu, var = data
+    x, v = z.T, z.T
+    point = {**point, **entries("X", x), **entries("V", v), **entries("g", gamma[:, None])}
+    point.update(entries("H", g_up.T))
+    H = matrix("H", d, n)  # the upstream gradient of a d × n output
+    X, V = matrix("X", d, n), matrix("V", d, n)
+    sizes = {n: ROWS, d: width}
+    cases = [
+        (
+            batch_norm_eval(Z, matrix("mu", 1, d), matrix("sigma", 1, d, positive=True), GAMMA),
+            Z, G, z, g_up, lambda a: gamma * (a - mu) / np.sqrt(var + float(EPS)),
+        ),
+        (
+            instance_norm(X, GAMMA, BETA), X, H, x, g_up.T,
+            lambda a: gamma[:, None] * csqrt_standardize(a, 1) + beta[:, None],
+        ),
+        (
+            weight_norm_rows(V, matrix("g", d, 1)), V, H, v, g_up.T,
+            lambda a: gamma[:, None] * a / np.sqrt((a * a).sum(axis=1, keepdims=True)),
+        ),
+    ]  # fmt: skip
+    for layer, variable, upstream, at, upstream_values, forward in cases:
+        loss = lambda a, f=forward, up=upstream_values: (up * f(a)).sum()  # noqa: E731
+        expected = complex_step_gradient(loss, at)
+        ours = evaluate(lower(grad(total(upstream * layer), variable), sizes), point)
+        np.testing.assert_allclose(ours, expected, atol=1e-10)
