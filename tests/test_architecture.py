@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "lnsym"
 
 #: Parts of lnsym, lowest floor first; a part may import only parts on its floor or below.
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("lnsym.errors", "lnsym.parse", "lnsym.files"),
+    ("lnsym.errors", "lnsym.parse", "lnsym.files", "lnsym.reference"),
     ("lnsym.ir",),
     ("lnsym.engines.base",),
     ("lnsym.printing",),
