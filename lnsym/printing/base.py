@@ -61,6 +61,10 @@ def negated(e: ir.Expr) -> ir.Expr | None:
         inner = negated(e.coefficient)
         if inner is not None:
             return e.vector if inner == _ONE else ir.Scaled(inner, e.vector)
+    if isinstance(e, mx.MatScaled):
+        inner = negated(e.coefficient)
+        if inner is not None:
+            return e.matrix if inner == _ONE else mx.MatScaled(inner, e.matrix)
     if isinstance(e, ir.ScalarProduct):
         # Printers pull numeric signs to the front, so any negative constant factor counts.
         for i, factor in enumerate(e.factors):
