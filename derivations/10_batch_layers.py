@@ -19,7 +19,9 @@ one entry per feature. The backpropagation notes write both as sums over the fea
 instead; on a batch those are a single number copied to every feature, and they are refuted.
 The gradient of the input, ∂ℓ/∂Z, is the vector formula (ĝ − mean(ĝ)1 − u·mean(ĝ ⊙ u))/s
 applied to every row for layer normalization and to every column for batch normalization,
-whose rows are coupled through the batch statistics (ĝ = γ ⊙ g).
+whose rows are coupled through the batch statistics (ĝ = γ ⊙ g); RMS normalization's is
+(ĝ − r ⊙ mean(ĝ ⊙ r))/ρ in every row, and evaluation-mode batch normalization, an affine map
+of each feature, only scales ĝ by 1/√(σ² + ε).
 """
 
 import sympy
@@ -90,6 +92,11 @@ def input_gradient(u, axis):
 
 
 loss_bn = total(G * batch_norm(Z, gamma, beta))
+R = rms_norm_rows(Z)
+rms_input_gradient = (G_hat - R * mean_along(G_hat * R, 1)) * (
+    mean_along(Z * Z, 1) + epsilon
+) ** sympy.Rational(-1, 2)
+eval_layer = batch_norm_eval(Z, mu, running, gamma, beta)
 
 CLAIMS = [
     # -- layer normalization of every row --------------------------------------------------
@@ -223,6 +230,16 @@ CLAIMS = [
         "batch.backprop.input_batch_norm",
         Eq(grad(loss_bn, Z), input_gradient(B, 0)),
         title="∂ℓ/∂Z for batch normalization: the same formula down every column, over the batch",
+    ),
+    Claim(
+        "batch.backprop.input_rms_norm",
+        Eq(grad(total(G * rms_norm_rows(Z, gamma)), Z), rms_input_gradient),
+        title="∂ℓ/∂Z for RMS normalization: (ĝ − r ⊙ mean(ĝ ⊙ r))/ρ in every row",
+    ),
+    Claim(
+        "batch.backprop.input_batch_norm_eval",
+        Eq(grad(total(G * eval_layer), Z), G_hat * (running + epsilon) ** sympy.Rational(-1, 2)),
+        title="∂ℓ/∂Z for batch normalization in evaluation mode: ĝ scaled per feature, no coupling",
     ),
     Claim(
         "batch.backprop.input_batch_norm_by_rows",
