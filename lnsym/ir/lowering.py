@@ -41,8 +41,14 @@ __all__ = ["SIZES", "entry_name", "lower", "lower_relation", "sizes_for", "sizes
 
 
 def entry_name(name: str, *index: int) -> str:
-    """The scalar symbol of an entry: X12 for row 1, column 2 of X (1-based)."""
-    return name + "".join(str(i) for i in index)
+    """The scalar symbol of an entry: X12 for row 1, column 2 of X (1-based); X1_12 once an
+    index has two digits, where X112 could be row 11 or column 12.
+
+    >>> entry_name("X", 1, 2), entry_name("X", 1, 12), entry_name("X", 11, 2), entry_name("g", 12)
+    ('X12', 'X1_12', 'X11_2', 'g12')
+    """
+    separator = "_" if len(index) > 1 and max(index) > 9 else ""
+    return name + separator.join(str(i) for i in index)
 
 
 def sizes_for(statement: Relation) -> list[dict[sympy.Symbol, int]]:
