@@ -38,6 +38,7 @@ from lnsym import (
     weight_norm_rows,
 )
 from lnsym.checking.claims import Claim
+from lnsym.report.tables import TableSpec
 
 X = matrix("X", n, m)  # the inputs, one case per row
 W = matrix("W", d, m)  # the weights, one unit per row
@@ -112,3 +113,42 @@ def _claims(stabilized):
 
 
 CLAIMS = _claims(False) + _claims(True)
+
+_ROWS = (
+    ("batch_norm", "Batch norm"),
+    ("weight_norm", "Weight norm"),
+    ("layer_norm", "Layer norm"),
+    ("rms_norm", "RMS norm"),
+)
+_COLUMNS = (
+    ("weight_matrix_rescaling", "weight matrix re-scaling"),
+    ("weight_matrix_recentering", "weight matrix re-centering"),
+    ("weight_vector_rescaling", "weight vector re-scaling"),
+    ("dataset_rescaling", "dataset re-scaling"),
+    ("dataset_recentering", "dataset re-centering"),
+    ("single_case_rescaling", "single case re-scaling"),
+)
+#: The verdict grids of the report, assembled from the computed verdicts.
+TABLES = [
+    TableSpec(
+        "invariance",
+        "Invariance without the stabilizer (ε = 0), as in Table 1 of Ba, Kiros & Hinton",
+        "Is the normalized summed input unchanged by the transformation (gains and biases "
+        "aside, ε = 0)? Each cell is the verdict of one claim of this section: PROVED means "
+        "invariant, REFUTED (with an exact counterexample) not invariant.",
+        _ROWS,
+        _COLUMNS,
+        "invariance.{row}.{column}",
+        {"PROVED": "invariant", "REFUTED": "not invariant"},
+    ),
+    TableSpec(
+        "invariance-eps",
+        "Invariance with a stabilizer ε > 0",
+        "The same question with ε > 0, which the paper does not ask. Weight normalization has "
+        "no stabilizer, so it has no row here: its row is the one of the table above.",
+        _ROWS,
+        _COLUMNS,
+        "invariance_eps.{row}.{column}",
+        {"PROVED": "invariant", "REFUTED": "not invariant"},
+    ),
+]

@@ -4,8 +4,9 @@ A derivation module is a trusted Python file that defines ``CLAIMS`` (a list of
 :class:`~lnsym.checking.claims.Claim`) and optionally ``DERIVATIONS`` (a list of
 :class:`~lnsym.checking.proof.Derivation`); its docstring introduces the section (first line:
 title). A directory stands for its ``*.py`` files not starting with ``_``, in name order.
-Two optional names are kept for the report of the module (:mod:`lnsym.report.document`
-checks them): ``TITLE``, the report's title, and ``FIGURES``, the figures it shows.
+Optional names kept for the report of the module (:mod:`lnsym.report` checks them):
+``TITLE``, the report's title, ``FIGURES``, the figures it shows, and ``TABLES``, the verdict
+grids it shows (:class:`~lnsym.report.tables.TableSpec`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class Section:
     report_title: object = None
     #: The module's ``FIGURES``, unchecked (the report checks them).
     figures: tuple[object, ...] = ()
+    #: The module's ``TABLES``, unchecked (the report checks them).
+    tables: tuple[object, ...] = ()
 
     @property
     def name(self) -> str:
@@ -129,6 +132,9 @@ def _load_file(path: Path) -> Section:
     figures = getattr(module, "FIGURES", ())
     if not isinstance(figures, list | tuple):
         raise CatalogError(f"{path}: FIGURES must be a list")
+    tables = getattr(module, "TABLES", ())
+    if not isinstance(tables, list | tuple):
+        raise CatalogError(f"{path}: TABLES must be a list")
     return Section(
         path,
         title.strip(),
@@ -137,6 +143,7 @@ def _load_file(path: Path) -> Section:
         tuple(derivations),
         getattr(module, "TITLE", None),
         tuple(figures),
+        tuple(tables),
     )
 
 

@@ -9,6 +9,12 @@ The ``lnsym report`` pipeline, one concept per module:
 - :mod:`~lnsym.report.evidence_view` — the engines' evidence and counterexamples as the
   report shows them, keeping only what is identical on every machine.
 - :mod:`~lnsym.report.figures` — the matplotlib figures, reproducible byte for byte.
+- :mod:`~lnsym.report.narrative` — the built-in report's chapters before the catalog (worked
+  example, geometry, staged backward pass, stability, code), written with
+  :mod:`~lnsym.report.narrative_blocks` (paragraph markup, claim links) and
+  :mod:`~lnsym.report.stability` (the variance computed naively and in two passes).
+- :mod:`~lnsym.report.appendix` — the built-in report's evidence appendix, shared lines once.
+- :mod:`~lnsym.report.tables` — verdict grids from a derivation module's ``TABLES``.
 - :mod:`~lnsym.report.review` — the source review's content (data): the source documents
   restated statement by statement, with claim ids, example inputs and quoted numbers.
 - :mod:`~lnsym.report.quoted` — numbers quoted from a source, read exactly.

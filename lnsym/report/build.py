@@ -192,7 +192,8 @@ def render_report(
 
 
 def _used_figures(model: ReportModel) -> list[FigureSpec]:
-    names = [f.name for s in model.sections for f in s.figures]
+    names = [b.figure.name for c in model.chapters for b in c.blocks if b.kind == "figure"]  # type: ignore[attr-defined]
+    names += [f.name for s in model.sections for f in s.figures]
     names += [f.name for f in model.extra_figures]
     by_name = {spec.name: spec for spec in model.figures}
     return [by_name[n] for n in names]

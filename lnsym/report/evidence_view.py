@@ -239,3 +239,26 @@ def counterexample_entries(found: Counterexample | None) -> tuple[Entry, ...]:
 def _fraction(x: sympy.Expr) -> Fraction:
     assert isinstance(x, sympy.Rational)  # a counterexample's point is rational
     return Fraction(int(x.p), int(x.q))
+
+
+def badge(verdict: str, evidence: Sequence[Evidence], found: Counterexample | None) -> str:
+    """The strongest evidence for ``verdict`` in a few words, shown beside it in the body.
+
+    >>> badge("REFUTED", (), Counterexample(2, {}, {}, 0, 1, "eq"))
+    'exact counterexample at d = 2'
+    """
+    if verdict == "REFUTED" and found is not None:
+        sizes = ", ".join(f"{k} = {v}" for k, v in found.sizes.items()) or f"d = {found.d}"
+        return f"exact counterexample at {sizes}"
+    if verdict == "PROVED":
+        proof = next((e for e in evidence if e.outcome == "proved"), None)
+        if proof is None:
+            return "proved"
+        every = "all n, d, m" if "n, d and m" in proof.detail else "all d"
+        return every if proof.engine == "general" else f"{every}, by a cited lemma"
+    if verdict == "VERIFIED":
+        exact = next((e for e in evidence if e.outcome == "holds"), None)
+        return exact.detail.split(" (")[0] if exact is not None else "exact checks"
+    if verdict == "CONSISTENT":
+        return "numeric samples only"
+    return "undecided"

@@ -7,9 +7,7 @@ figure size — so two runs, on any machine with the same matplotlib, give ident
 SVG goes into the Markdown report, PDF into the LaTeX one.
 
 >>> [f.name for f in FIGURES]
-['core_variance', 'sensitivity', 'jacobian_eigenvalues']
->>> inverse_variance(Fraction(1, 25), Fraction(9, 10))
-Fraction(9, 25)
+['geometry', 'sensitivity', 'jacobian_eigenvalues']
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +30,6 @@ _RC: dict[str, Any] = {
     "font.size": 9.0,
     "axes.grid": True,
     "grid.alpha": 0.3,
-    "figure.figsize": (6.0, 3.4),
     "savefig.bbox": None,  # "tight" depends on font metrics; keep the fixed size
     "path.simplify": False,
 }
@@ -54,6 +50,7 @@ class FigureSpec:
         near: claim ids; the figure is placed in the first section holding one of them
             (else in a closing section of its own).
         draw: fills a matplotlib ``Figure``.
+        size: width and height in inches.
     """
 
     name: str
@@ -61,39 +58,75 @@ class FigureSpec:
     caption: str
     near: tuple[str, ...]
     draw: Callable[[Any], None]
+    size: tuple[float, float] = (6.0, 3.4)
 
 
-def inverse_variance(eps: Fraction, r: Fraction) -> Fraction:
-    """The input variance q = εr/(1 − r) whose core has variance r (0 ≤ r < 1).
-
-    >>> inverse_variance(Fraction(1, 4), Fraction(1, 2))
-    Fraction(1, 4)
-    """
-    return eps * r / (1 - r)
+#: The d = 3 geometry figure: ε, and the inputs as (‖Pz‖, angle in 1⊥, offset along 1).
+GEOMETRY_EPS = 0.5
+GEOMETRY_INPUTS = ((0.45, 2.2, 0.3), (0.9, 0.5, 1.2), (2.4, 4.6, -0.6))
 
 
-def _core_variance(fig: Any) -> None:
-    ax = fig.add_subplot()
-    q = np.linspace(0.0, 2.0, 401)
-    for eps in (0.01, 0.04, 0.25, 1.0):
-        ax.plot(q, q / (q + eps), label=f"ε = {eps:g}")
-    eps_mark, r_mark = Fraction(1, 25), Fraction(9, 10)
-    q_mark = inverse_variance(eps_mark, r_mark)
-    ax.plot([float(q_mark)] * 2, [0.0, float(r_mark)], ":", color="0.3")
-    ax.plot([0.0, float(q_mark)], [float(r_mark)] * 2, ":", color="0.3")
-    ax.plot([float(q_mark)], [float(r_mark)], "o", color="C1")
-    ax.annotate(
-        f"ε = {float(eps_mark):g}, r = {float(r_mark):g}\nq = εr/(1 − r) = {float(q_mark):g}",
-        xy=(float(q_mark), float(r_mark)),
-        xytext=(0.62, 0.52),
-        arrowprops={"arrowstyle": "->", "color": "0.3"},
-    )
-    ax.axhline(1.0, color="0.5", linestyle="--", linewidth=0.8)
-    ax.set_xlim(0.0, 2.0)
-    ax.set_ylim(0.0, 1.05)
-    ax.set_xlabel("input variance q = q(z)")
-    ax.set_ylabel("core variance r = q/(q + ε)")
-    ax.legend(loc="lower right")
+def _plane_basis() -> tuple[np.ndarray, np.ndarray]:
+    """An orthonormal basis of the plane 1⊥ in ℝ³."""
+    return np.array([1.0, -1.0, 0.0]) / np.sqrt(2.0), np.array([1.0, 1.0, -2.0]) / np.sqrt(6.0)
+
+
+def _geometry(fig: Any) -> None:
+    e1, e2 = _plane_basis()
+    ones = np.ones(3) / np.sqrt(3.0)
+    d, eps = 3, GEOMETRY_EPS
+    angle = np.linspace(0.0, 2.0 * np.pi, 241)
+    rim = np.sqrt(d)  # the radius √d that ‖u‖ approaches as ε → 0
+
+    ax = fig.add_subplot(1, 2, 1, projection="3d")
+    ax.set_title("inputs z and their centered parts Pz")
+    grid = np.linspace(-2.6, 2.6, 2)
+    a, b = np.meshgrid(grid, grid)
+    plane = a[..., None] * e1 + b[..., None] * e2
+    ax.plot_surface(plane[..., 0], plane[..., 1], plane[..., 2], alpha=0.15, color="C0")
+    ring = rim * (np.cos(angle)[:, None] * e1 + np.sin(angle)[:, None] * e2)
+    ax.plot(ring[:, 0], ring[:, 1], ring[:, 2], "--", color="0.4", linewidth=0.8)
+    ax.plot(*np.array([-2.0 * ones, 2.0 * ones]).T, color="0.2", linewidth=0.8)
+    ax.text(*(2.1 * ones), r"$\mathbf{1}$", color="0.2")
+    for k, (rho, theta, offset) in enumerate(GEOMETRY_INPUTS):
+        pz = rho * (np.cos(theta) * e1 + np.sin(theta) * e2)
+        z = pz + offset * np.sqrt(3.0) * ones
+        ax.plot(*np.array([z, pz]).T, ":", color=f"C{k + 1}")
+        ax.scatter(*z, color=f"C{k + 1}", marker="o", s=14)
+        ax.scatter(*pz, facecolors="none", edgecolors=f"C{k + 1}", s=18)
+    ax.set_xlabel("z₁")
+    ax.set_ylabel("z₂")
+    ax.view_init(elev=30.0, azim=-20.0)  # 1⊥ seen at an angle, neither flat nor edge-on
+
+    ax = fig.add_subplot(1, 2, 2)
+    ax.set_title(rf"the plane $\mathbf{{1}}^\perp$, ε = {eps:g}")
+    ax.plot(rim * np.cos(angle), rim * np.sin(angle), "--", color="0.4", linewidth=0.8,
+            label="radius √d (ε → 0)")  # fmt: skip
+    for k, (rho, theta, _) in enumerate(GEOMETRY_INPUTS):
+        q = rho**2 / d
+        s = np.sqrt(q + eps)
+        radius = np.sqrt(d * q / (q + eps))  # = ‖u‖ = ρ/s
+        direction = np.array([np.cos(theta), np.sin(theta)])
+        color = f"C{k + 1}"
+        ax.plot(radius * np.cos(angle), radius * np.sin(angle), ":", color=color, linewidth=0.8)
+        ax.scatter(*(rho * direction), facecolors="none", edgecolors=color, s=18)
+        ax.scatter(*(radius * direction), color=color, s=18)
+        if k == 1:  # J at this u: tangent steps scaled by 1/s, radial ones by ε/((q + ε)s)
+            u = radius * direction
+            tangent = np.array([-direction[1], direction[0]])
+            for h, gain in ((0.8 * tangent, 1.0 / s), (0.8 * direction, eps / ((q + eps) * s))):
+                ax.annotate("", u + h, u, arrowprops={"arrowstyle": "->", "color": "0.6"})
+                ax.annotate("", u + gain * h, u, arrowprops={"arrowstyle": "->", "color": "k"})
+    ax.scatter([], [], facecolors="none", edgecolors="0.3", s=18, label="Pz")
+    ax.scatter([], [], color="0.3", s=18, label="u = Pz/s")
+    ax.plot([], [], color="0.6", label="step h")
+    ax.plot([], [], color="k", label="J h")
+    ax.set_aspect("equal")
+    ax.set_xlim(-2.7, 2.7)
+    ax.set_ylim(-2.7, 2.7)
+    ax.set_xlabel("along (1, −1, 0)/√2")
+    ax.set_ylabel("along (1, 1, −2)/√6")
+    ax.legend(loc="upper left", fontsize=7.0)
 
 
 def _sensitivity(fig: Any) -> None:
@@ -136,13 +169,17 @@ def _jacobian_eigenvalues(fig: Any) -> None:
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
-        "core_variance",
-        "Variance of the core against the input variance",
-        "The variance of the core, r = q/(q + ε), against the variance q of the input, for "
-        "four values of ε. It stays below 1 for every q. Read backwards, the curve gives the "
-        "input variance q = εr/(1 − r): for ε = 0.04 and r = 0.9 it is q = 0.36 (marked).",
-        ("core.variance", "derivation.core_variance"),
-        _core_variance,
+        "geometry",
+        "The geometry of the core for d = 3",
+        "Left: three inputs z (dots) and their centered parts Pz (rings), reached by moving "
+        "along 𝟏 onto the plane 𝟏⊥ of vectors with mean zero. Right: the same plane seen from "
+        "above, with ε = 0.5. Each core u = Pz/s lies on the circle of radius "
+        "√(dq/(q + ε)) (dotted), inside the circle of radius √d that it approaches as "
+        "ε → 0 (dashed). At the middle input, the Jacobian keeps a step h along the circle, "
+        "scaled by 1/s, and shrinks a step along u by ε/(q + ε) more (grey: h, black: J h).",
+        ("jacobian.eigen_core", "jacobian.eigen_orthogonal"),
+        _geometry,
+        size=(7.0, 3.6),
     ),
     FigureSpec(
         "sensitivity",
@@ -188,7 +225,7 @@ def _rendered(spec: FigureSpec, fmt: str) -> bytes:
     with matplotlib.rc_context():
         matplotlib.rcdefaults()  # ignore the user's matplotlibrc and style
         matplotlib.rcParams.update(_RC)  # type: ignore[arg-type]  # the stubs want literal keys
-        fig = Figure()
+        fig = Figure(figsize=spec.size)
         spec.draw(fig)
         fig.tight_layout()
         buffer = io.BytesIO()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lnsym.checking.catalog import Section
 from lnsym.checking.claims import Claim, DerivationResult, Result
@@ -25,12 +25,21 @@ from lnsym.printing.printer import (
     latex_chain,
     notation,
 )
+from lnsym.report.appendix import CommonLine, EvidenceLine, common_lines, evidence_lines
 from lnsym.report.document import BUILTIN, Document
 from lnsym.report.evidence_view import Entry as Entry
-from lnsym.report.evidence_view import EvidenceView, counterexample_entries, evidence_views
+from lnsym.report.evidence_view import (
+    EvidenceView,
+    badge,
+    counterexample_entries,
+    evidence_views,
+)
 from lnsym.report.evidence_view import evidence_entries as evidence_entries
 from lnsym.report.evidence_view import shorten as shorten
 from lnsym.report.figures import FIGURES, FigureSpec
+from lnsym.report.narrative import FIGURE_NAMES, build_narrative
+from lnsym.report.narrative_blocks import Chapter, MissingItem, Ref
+from lnsym.report.tables import GridView, checked_tables, grid_view
 
 #: What each verdict means, in words, for the item headers.
 VERDICT_WORDS = {
@@ -76,6 +85,10 @@ class ClaimView:
     reason: str
     evidence: tuple[EvidenceView, ...]
     counterexample: tuple[Entry, ...]
+    #: The verdict's strongest evidence in a few words ("all d").
+    badge: str = ""
+    #: The evidence as the appendix lists it (built-in report only).
+    appendix: tuple[EvidenceLine, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +119,7 @@ class DerivationView:
     source: str
     verdict: str
     passed: bool
+    badge: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,6 +133,7 @@ class SectionView:
     claims: tuple[ClaimView, ...]
     derivations: tuple[DerivationView, ...]
     figures: tuple[FigureView, ...]
+    tables: tuple[GridView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -147,7 +162,8 @@ class ReportModel:
     """Everything the templates show.
 
     ``name`` is the base name of its files; ``builtin`` marks the built-in catalog's report,
-    the only one with the layer-normalization introduction.
+    the only one with narrative ``chapters`` before the catalog; a report with chapters
+    shows each claim's evidence in an appendix, whose shared lines are ``common``.
     """
 
     title: str
@@ -162,6 +178,8 @@ class ReportModel:
     figures: tuple[FigureSpec, ...] = field(default=FIGURES)
     name: str = BUILTIN.name
     builtin: bool = True
+    chapters: tuple[Chapter, ...] = ()
+    common: tuple[CommonLine, ...] = ()
 
     @property
     def total(self) -> int:
@@ -181,6 +199,7 @@ def claim_view(number: str, result: Result) -> ClaimView:
     claim = result.claim
     short = abbreviations_for(claim.statement, *claim.assumptions)
     certificate = getattr(claim.statement, "certificate", ())
+    views = evidence_views(result.evidence)
     return ClaimView(
         number=number,
         id=claim.id,
@@ -194,8 +213,10 @@ def claim_view(number: str, result: Result) -> ClaimView:
         verdict_words=VERDICT_WORDS.get(result.verdict, result.verdict),
         passed=result.passed,
         reason=shorten(result.reason),
-        evidence=evidence_views(result.evidence),
+        evidence=views,
         counterexample=counterexample_entries(result.counterexample),
+        badge=badge(result.verdict, result.evidence, result.counterexample),
+        appendix=evidence_lines(views, ()),
     )
 
 
@@ -230,7 +251,15 @@ def derivation_view(number: str, result: DerivationResult) -> DerivationView:
         source=deriv.source or "",
         verdict=result.verdict,
         passed=result.passed,
+        badge=_steps_badge(result),
     )
+
+
+def _steps_badge(result: DerivationResult) -> str:
+    proved = sum(r.verdict == "PROVED" for r in result.steps)
+    if proved == len(result.steps):
+        return "every step proved for all d"
+    return f"{proved} of {len(result.steps)} steps proved"
 
 
 def paragraphs(text: str) -> tuple[str, ...]:
@@ -253,21 +282,30 @@ def build_model(
     ``document`` gives the title, file name and figures
     (:func:`~lnsym.report.document.document_for`). A figure goes into the first section
     that holds one of its ``near`` ids, else into the section whose module lists it in
-    ``FIGURES``, else into a closing section.
+    ``FIGURES``, else into a closing section; the built-in report's narrative keeps its own
+    figures (:data:`~lnsym.report.narrative.FIGURE_NAMES`), numbered first. The narrative
+    is left out when the sections lack an item it cites. A module's ``TABLES`` become
+    verdict grids in its section.
 
     Raises:
         KeyError: when an item of a section has no result.
+        UserInputError: when a module's ``TABLES`` holds something that is not a TableSpec.
     """
+    figure_number = 0
+    narrative_figures: dict[str, FigureView] = {}
     placed: dict[str, list[FigureSpec]] = {}
     extra: list[FigureSpec] = []
     for spec in document.figures:
+        if document.builtin and spec.name in FIGURE_NAMES:
+            figure_number += 1
+            narrative_figures[spec.name] = _figure_view(figure_number, spec)
+            continue
         home = next(
             (s.name for s in sections if any(i.id in spec.near for i in s.items)),
             next((s.name for s in sections if spec in s.figures), None),
         )
         (placed.setdefault(home, []) if home else extra).append(spec)
 
-    figure_number = 0
     views: list[SectionView] = []
     rows: list[SummaryRow] = []
     for n, section in enumerate(sections, 1):
@@ -293,7 +331,7 @@ def build_model(
         section_figures = []
         for spec in placed.get(section.name, []):
             figure_number += 1
-            section_figures.append(FigureView(figure_number, spec.name, spec.title, spec.caption))
+            section_figures.append(_figure_view(figure_number, spec))
         views.append(
             SectionView(
                 n, section.name, section.title, paragraphs(section.description),
@@ -303,7 +341,30 @@ def build_model(
     extra_views = []
     for spec in extra:
         figure_number += 1
-        extra_views.append(FigureView(figure_number, spec.name, spec.title, spec.caption))
+        extra_views.append(_figure_view(figure_number, spec))
+
+    refs = _refs(views)
+    views = [
+        replace(view, tables=tuple(
+            grid_view(spec, refs) for spec in checked_tables(section.tables, str(section.path))
+        ))
+        for view, section in zip(views, sections, strict=True)
+    ]  # fmt: skip
+    chapters: tuple[Chapter, ...] = ()
+    common: tuple[CommonLine, ...] = ()
+    if document.builtin:
+        try:
+            chapters = build_narrative(refs, narrative_figures)
+        except MissingItem:  # a part of the catalog only (tests): no narrative to link
+            extra_views = [*narrative_figures.values(), *extra_views]
+    if chapters:
+        common = common_lines(c.evidence for v in views for c in v.claims)
+        views = [
+            replace(v, claims=tuple(
+                replace(c, appendix=evidence_lines(c.evidence, common)) for c in v.claims
+            ))
+            for v in views
+        ]  # fmt: skip
 
     engines = sorted(
         {
@@ -330,4 +391,23 @@ def build_model(
         figures=document.figures,
         name=document.name,
         builtin=document.builtin,
+        chapters=chapters,
+        common=common,
     )
+
+
+def _figure_view(number: int, spec: FigureSpec) -> FigureView:
+    return FigureView(number, spec.name, spec.title, spec.caption)
+
+
+def _refs(sections: Sequence[SectionView]) -> dict[str, Ref]:
+    """Every item of ``sections`` by id, as a link with its number and verdict."""
+    refs = {}
+    for s in sections:
+        for c in s.claims:
+            refs[c.id] = Ref("Claim", c.number, c.id, c.title, c.verdict, c.passed, c.statement)
+        for dv in s.derivations:
+            refs[dv.id] = Ref(
+                "Derivation", dv.number, dv.id, dv.title, dv.verdict, dv.passed, dv.conclusion
+            )
+    return refs

@@ -32,6 +32,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 DOCUMENTS = ("layernorm", "source-review")
 #: Replaced in the LaTeX by a digest of the LaTeX itself and its figures.
 FINGERPRINT_PLACEHOLDER = "LNSYMFINGERPRINTPLACEHOLDER"
+#: Marks a blank line of verbatim code, so that collapsing blank lines leaves it alone.
+_BLANK = "\x00"
 
 
 class Raw(str):
@@ -103,6 +105,25 @@ def _tex_code(value: str) -> Raw:
     return Raw(r"\texttt{" + r"\allowbreak{}".join(latex_escape(p) for p in parts) + "}")
 
 
+def _verbatim(code: str) -> Raw:
+    """Code as it is, its blank lines marked so that :func:`render` keeps every one."""
+    return Raw("\n".join(line or _BLANK for line in code.rstrip("\n").split("\n")))
+
+
+# In code, keep spaces (each as wide as a letter) and ASCII quotes (not typographic ones).
+_CODE_CHARS = {" ": "~", '"': r"{\char34}", "'": r"\textquotesingle{}"}
+
+
+def _tex_code_lines(code: str) -> Raw:
+    """Code as LaTeX lines, one ``\\lnsymcode{...}`` each: escaped, spaces kept, blank lines
+    marked so that :func:`render` keeps every one."""
+    lines = []
+    for line in code.rstrip("\n").split("\n"):
+        text = "".join(_CODE_CHARS.get(ch) or latex_escape(ch) for ch in line)
+        lines.append(r"\lnsymcode{\texttt{" + text + "}}" if line else _BLANK)
+    return Raw("\n".join(lines))
+
+
 def _file_name(value: str) -> Raw:
     """A file or label name, used verbatim: only letters, digits, ``_``, ``-`` and ``.``."""
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", value):
@@ -146,10 +167,12 @@ def environment(fmt: str) -> jinja2.Environment:
         env.filters["code"] = _tex_code
         env.filters["detail"] = _tex_breakable
         env.filters["para"] = lambda text: Raw(latex_escape(text))
+        env.filters["code_lines"] = _tex_code_lines
     else:
         raise ValueError(f"no template for format {fmt!r}")
     # Macro output was escaped piece by piece while the macro ran; mark it as markup.
     env.filters["raw"] = Raw
+    env.filters["verbatim"] = _verbatim
     env.filters["name"] = _file_name
     return env
 
@@ -178,4 +201,5 @@ def render(
     text = template.render(report=model, fingerprint=Raw(fingerprint))
     # Templates may leave runs of blank lines around optional blocks; in both formats one
     # blank line means the same, so the output keeps exactly one.
-    return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+    text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+    return text.replace(_BLANK + "\n", "\n" if fmt == "md" else "\\lnsymcodeblank\n")

@@ -41,7 +41,7 @@ from lnsym.checking.proof import Derivation, Step
 from lnsym.report.figures import FIGURES as LAYER_NORM_FIGURES
 
 z, c = vector("z"), scalar("c")
-FIGURES = LAYER_NORM_FIGURES[:2]  # asked for: the variance and sensitivity figures
+FIGURES = LAYER_NORM_FIGURES[:2]  # asked for: the geometry and sensitivity figures
 
 CLAIMS = [Claim("tiny.shift", Eq(core(z + c * ones), core(z)), title="Shift: u(z + c1) = u(z)")]
 DERIVATIONS = [
@@ -77,30 +77,35 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 def test_markdown_shows_summary_notation_claims_derivations_and_figures():
     md = render(catalog_model(), "md")
     assert md.startswith("# Layer normalization: derivations and checks\n")
-    summary = md.index("## Summary")
-    assert summary < md.index("## Notation") < md.index("## 1. Centering, mean and variance")
+    notation = md.index("## Notation")
+    assert notation < md.index("## Summary") < md.index("## 1. Centering, mean and variance")
     assert "| 3.1 | `jacobian.closed_form` | J h = (Ph − u⟨u, h⟩/d)/s" in md
     assert r"$s = \sqrt{q + \varepsilon}$" in md
     claim = md.index("### Claim 3.1: J h")
     block = md[claim : md.index("### ", claim + 5)]
-    assert "`jacobian.closed_form` · expected: a proof · verdict: **PROVED**" in block
+    assert "`jacobian.closed_form` · **PROVED** · all d" in block
     assert (
         "$$\nJ \\mathbf{h} = \\frac{1}{s} \\left( P \\mathbf{h} - "
         "\\frac{\\langle \\mathbf{u}, \\mathbf{h} \\rangle}{d} \\mathbf{u} \\right)\n$$"
     ) in block
-    assert "- **general** — proved: normal forms agree for symbolic d" in block
+    assert "**general**" not in block  # the engines' evidence is in the appendix
     assert "Source: article, Jacobian paragraph" in block
+    appendix = md[md.index("## Appendix: the evidence") :]
+    assert "normal forms agree for symbolic d" in appendix
+    assert "`jacobian.closed_form`, PROVED: **general** proved [G" in appendix
     # a derivation: numbered chain, justifications, certificate terms of ≤ steps
     sens = md[md.index("### Derivation 5.") :]
     assert r"&\overset{(2)}{\le} \frac{\lVert \mathbf{h} \rVert^{2}}{q + \varepsilon}" in sens
     assert "2. drop the two subtracted squares — PROVED" in sens
     assert r"$t_{1} = \frac{d \mu(\mathbf{h})^{2}}{q + \varepsilon}$" in sens
-    # figures: SVG with a caption, in the section of the claim they illustrate
-    core_section = md[md.index("## 2. ") : md.index("## 3. ")]
-    assert "![Variance of the core against the input variance](figures/core_variance.svg)" in (
-        core_section
-    )
-    assert "*Figure 1.* The variance of the core, r = q/(q + ε)" in core_section
+    # figures: SVG with a caption; the geometry figure in its chapter, the others in the
+    # section of the claim they illustrate
+    geometry = md[md.index("## The geometry") : md.index("## The backward pass")]
+    assert "![The geometry of the core for d = 3](figures/geometry.svg)" in geometry
+    assert "*Figure 1.* Left: three inputs z (dots)" in geometry
+    sensitivity = md[md.index("## 5. ") : md.index("## 6. ")]
+    assert "*Figure 3.* How much the core amplifies" in sensitivity
+    assert "figures/core_variance" not in md
     assert "epsilon" not in md.replace("varepsilon", "")
 
 
@@ -116,7 +121,7 @@ def test_latex_uses_only_printer_math_and_escaped_text():
     # Unicode text is escaped into LaTeX commands, never passed through
     assert tex.isascii()
     assert r"J h = (Ph \ensuremath{-} u\ensuremath{\langle}u, h\ensuremath{\rangle}/d)/s" in tex
-    assert r"\includegraphics[width=0.92\linewidth]{figures/core_variance.pdf}" in tex
+    assert r"\includegraphics[width=0.92\linewidth]{figures/geometry.pdf}" in tex
     assert "\\VAR{" not in tex and "\\BLOCK{" not in tex
 
 
@@ -193,9 +198,9 @@ def test_refuted_claim_renders_counterexample_in_both_formats():
     section = replace(model.sections[1], claims=(claim_view("2.99", _refuted_result()),))
     demo = replace(model, sections=(section,))
     md = render(demo, "md")
-    assert "`demo.scale` · expected: a refutation · verdict: **REFUTED**" in md
+    assert "`demo.scale` · **REFUTED** · exact counterexample at d = 2" in md
     assert "Counterexample: $d$ = 2; $\\mathbf{z} = (1, 2)$; $\\varepsilon = \\frac{1}{3}$;" in md
-    assert "- **numeric** — counterexample: violated beyond tolerance 1e-09, first at d = 2" in md
+    assert "**numeric** counterexample (violated beyond tolerance 1e-09, first at d = 2)" in md
     block = md[md.index("### Claim 2.99") : md.index("### ", md.index("### Claim 2.99") + 4)]
     assert "Counterexample:" in block
     for measured in ("0.071", "0.0713", "1.5", "-0.25", "0.7", "seconds"):
@@ -241,8 +246,8 @@ def test_two_renders_are_byte_identical():
     first = render_report(catalog_model(), ("md", "tex"))
     second = render_report(catalog_model(), ("md", "tex"))
     assert sorted(first.files) == [
-        "figures/core_variance.pdf",
-        "figures/core_variance.svg",
+        "figures/geometry.pdf",
+        "figures/geometry.svg",
         "figures/jacobian_eigenvalues.pdf",
         "figures/jacobian_eigenvalues.svg",
         "figures/sensitivity.pdf",
@@ -292,9 +297,9 @@ def test_a_report_cut_by_the_safety_net_writes_nothing(tiny, tmp_path, capsys, m
 
 def test_figures_carry_no_date_or_version():
     files = render_report(catalog_model(), ("md", "tex")).files
-    svg = files["figures/core_variance.svg"].decode()
+    svg = files["figures/geometry.svg"].decode()
     assert "<dc:date>" not in svg and "Matplotlib v" not in svg
-    pdf = files["figures/core_variance.pdf"]
+    pdf = files["figures/geometry.pdf"]
     assert b"CreationDate" not in pdf and b"Producer" not in pdf
 
 
@@ -309,8 +314,8 @@ def test_report_then_check_then_detect_changes(tiny, tmp_path, capsys):
     assert set(written) == {
         "tiny.md",
         "tiny.tex",
-        "figures/core_variance.svg",
-        "figures/core_variance.pdf",
+        "figures/geometry.svg",
+        "figures/geometry.pdf",
         "figures/sensitivity.svg",
         "figures/sensitivity.pdf",
     }
