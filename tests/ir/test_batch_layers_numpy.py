@@ -31,7 +31,7 @@ from lnsym import (
 )
 from lnsym.ir import nodes as ir
 from lnsym.ir.calculus import Diff
-from lnsym.ir.lowering import lower
+from lnsym.ir.lowering import entry_name, lower
 
 EPS = Fraction(1, 10)
 ROWS = 3
@@ -90,7 +90,7 @@ def entries(name, array):
     """The lowering's symbols of a matrix (2-D) or vector (1-D) bound to an array's values."""
     out = {}
     for index, x in np.ndenumerate(array):
-        label = name + "".join(str(i + 1) for i in index)
+        label = entry_name(name, *(i + 1 for i in index))
         for assumption in ({"real": True}, {"positive": True}):
             out[sympy.Symbol(label, **assumption)] = sympy.Rational(str(x))
     return out
@@ -276,3 +276,45 @@ def test_gradients_of_the_other_layers(data):
         expected = complex_step_gradient(loss, at)
         ours = evaluate(lower(grad(total(upstream * layer), variable), sizes), point)
         np.testing.assert_allclose(ours, expected, atol=1e-10)
+
+
+@pytest.mark.parametrize("layer", ["rms_norm", "group_norm", "batch_norm_eval", "instance_norm"])
+def test_gradients_of_the_gain_and_bias_of_the_other_layers(data, layer):
+    """∂ℓ/∂γ and ∂ℓ/∂β against the complex step of numpy's forward pass in γ and β."""
+    width, point, z, g_up, gamma, beta, mu, var = data
+    if layer == "group_norm" and width % 2:
+        pytest.skip("two groups need an even d")
+    X = matrix("X", d, n)
+    built, upstream, values = {
+        "rms_norm": (rms_norm_rows(Z, GAMMA), G, g_up),
+        "group_norm": (group_norm(Z, 2, GAMMA, BETA), G, g_up),
+        "batch_norm_eval": (
+            batch_norm_eval(
+                Z, matrix("mu", 1, d), matrix("sigma", 1, d, positive=True), GAMMA, BETA
+            ),
+            G, g_up,
+        ),
+        "instance_norm": (instance_norm(X, GAMMA, BETA), matrix("H", d, n), g_up.T),
+    }[layer]  # fmt: skip
+    point = {**point, **entries("X", z.T), **entries("H", g_up.T)}
+
+    def forward(gain, bias):
+        return {
+            "rms_norm": lambda: (
+                gain * z / np.sqrt((z * z).mean(axis=1, keepdims=True) + float(EPS))
+            ),
+            "group_norm": lambda: (
+                gain * standardize(z.reshape(ROWS, 2, -1), 2).reshape(z.shape) + bias
+            ),
+            "batch_norm_eval": lambda: gain * (z - mu) / np.sqrt(var + float(EPS)) + bias,
+            "instance_norm": lambda: gain[:, None] * standardize(z.T, 1) + bias[:, None],
+        }[layer]()
+
+    loss = total(upstream * built)
+    sizes = {n: ROWS, d: width}
+    expected_gamma = complex_step_gradient(lambda a: (values * forward(a, beta)).sum(), gamma)
+    ours = evaluate(lower(grad(loss, GAMMA), sizes), point)
+    np.testing.assert_allclose(ours, expected_gamma, atol=1e-10)
+    if layer != "rms_norm":  # RMS normalization has no bias
+        expected_beta = complex_step_gradient(lambda b: (values * forward(gamma, b)).sum(), beta)
+        np.testing.assert_allclose(evaluate(lower(grad(loss, BETA), sizes), point), expected_beta)
