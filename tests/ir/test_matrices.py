@@ -140,6 +140,18 @@ def test_sizes_of_the_counterexample_name_the_entry():
     assert all(isinstance(v, sympy.Rational) for v in point.scalars.values())
 
 
+def test_counterexamples_on_matrices_use_small_values():
+    # The search may find a violation at a random point (entries like 806539898841823);
+    # the reported one is re-found among small values, and is still exact and re-checked.
+    X, W, c = matrix("X", n, m), matrix("W", d, m), matrix("c", 1, m)
+    claim = Claim("t.recenter", Eq(batch_norm((X @ (W + ones_matrix(d, 1) @ c).T), eps=0),
+                                   batch_norm(X @ W.T, eps=0)))  # fmt: skip
+    result = check(claim)
+    assert result.verdict == "REFUTED"
+    values = result.counterexample.scalars.values()
+    assert all(abs(v.p) <= 3 and v.q <= 2 for v in values), dict(result.counterexample.scalars)
+
+
 # False statements that a careless slice would prove: a square matrix seen on its diagonal
 # only, a factor varying along a sum pulled out of it, e₁ on two axes given one case split,
 # e₁ fixed inside a sum over its own index, a made-up name equal to a user's name, and a
