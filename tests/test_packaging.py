@@ -29,11 +29,13 @@ def test_wheel_contains_the_catalog_and_verifies_it(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site)}
-    # One section with two engines shows that the packaged catalog loads, proves and
-    # refutes; every engine on the whole catalog is exercised by the CLI tests.
+    # Claims of one section with two engines show that the packaged catalog loads, proves
+    # and refutes (jacobian.kills_ones, .eigen_orthogonal, .eigenvalue_order: PROVED;
+    # .norm_every_dimension: REFUTED); every engine on the whole catalog is exercised by the
+    # CLI tests, so the section's costlier claims (most of its time) are not checked again.
     code = (
         "import lnsym, sys; print(lnsym.__file__); from lnsym.cli import main; "
-        "sys.exit(main(['verify', '--engines', 'general,concrete', '-k', 'jacobian.*']))"
+        "sys.exit(main(['verify', '--engines', 'general,concrete', '-k', 'jacobian.*_[oe]*']))"
     )
     run = subprocess.run(
         [sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True
@@ -42,3 +44,5 @@ def test_wheel_contains_the_catalog_and_verifies_it(tmp_path):
     first, *rest = run.stdout.splitlines()
     assert first.startswith(str(site))
     assert rest[-1].endswith("passed, 0 failed")
+    verdicts = {line.split()[1] for line in rest[:-1]}
+    assert {"PROVED", "REFUTED"} <= verdicts, run.stdout

@@ -569,3 +569,63 @@ def test_the_evaluator_parts_define_each_method_once() -> None:
             if callable(member) and not name.startswith("__"):
                 owners.setdefault(name, []).append(part.__name__)
     assert {name: parts for name, parts in owners.items() if len(parts) > 1} == {}
+
+
+# ---------------------------------------------------------------------------------------
+# Matrix statements: the entries of one size share their evaluation, not their evidence
+
+
+def _matrix_claims() -> list[Claim]:
+    return [claim for claim in _catalog_claims() if has_matrices(claim.statement)]
+
+
+@pytest.mark.parametrize("index", [0, 6, 12, 24, 42, -1])
+def test_entries_evaluated_together_give_the_evidence_of_each_alone(index: int) -> None:
+    # Batch, weight, layer and RMS normalization (with and without ε) and the batch layers:
+    # every entry's evidence — outcome, detail and data with its floating-point errors — is
+    # the one the numeric engine gives the entry on its own, bit for bit.
+    from lnsym.engines.base import Statement
+    from lnsym.ir.lowering import lower_relation, sizes_for
+
+    claim = _matrix_claims()[index]
+    relations = [
+        r for s in sizes_for(claim.statement) for _, r in lower_relation(claim.statement, s)
+    ]
+    each = max(8, 200 // len(relations))
+    shared = matrices._SharedEvaluation(relations, each, 0)
+    together = [shared.evidence(k) for k in range(len(relations))]
+    assert all(found is not None for found in together)  # the shared route applied
+    for relation, found in zip(relations, together, strict=True):
+        alone = evidence(Statement(relation), samples=each, seed=0)
+        assert found is not None
+        assert (found.outcome, found.detail) == (alone.outcome, alone.detail)
+        assert repr(found.data) == repr(alone.data)
+
+
+def test_a_sample_undefined_in_one_entry_is_undefined_in_that_entry_only() -> None:
+    from lnsym.engines.numeric.comparison import compare_all, compare_scalar_statements
+
+    a, b = scalar("a"), scalar("b")
+    defined = Eq(a * b, b * a)
+    # 1/a written as a power node (as a matrix entry is), not folded into a constant.
+    inverse = ir.Power(ir.Const(a), sympy.Integer(-1))
+    undefined_at_0 = Eq(ir.ScalarProduct((ir.Const(b), inverse)), b / a)
+    points = [
+        SamplePoint(k, {}, {a: x, b: 2.0}) for k, x in ((1, 1.5), (2, 0.0), (3, -4.0), (1, 0.0))
+    ]
+    together = compare_scalar_statements([defined, undefined_at_0], points)
+    assert together is not None
+    for statement, judged in zip((defined, undefined_at_0), together, strict=True):
+        assert judged == compare_all(statement, points)
+    assert [isinstance(r, Sample) for r in together[0]] == [True] * 4
+    assert [isinstance(r, Sample) for r in together[1]] == [True, False, True, False]
+
+
+def test_statements_with_vectors_or_d_are_not_evaluated_across_dimensions() -> None:
+    from lnsym.engines.numeric.comparison import compare_scalar_statements, scalar_only
+
+    a = scalar("a")
+    assert scalar_only(Eq(a * a, a**2))
+    assert not scalar_only(Eq(mean(z), 0))
+    assert not scalar_only(Eq(a * d, d * a))
+    assert compare_scalar_statements([Eq(mean(z), 0)], [SamplePoint(2, {"z": [1.0, -1.0]})]) is None

@@ -31,6 +31,28 @@ _RATIONAL_NODES = (
 )  # fmt: skip
 
 
+def distinct_nodes(*exprs: ir.Expr) -> list[ir.Expr]:
+    """The nodes of ``exprs`` in the order of :func:`lnsym.ir.walk`, each object once.
+
+    An expression written out entry by entry (:mod:`lnsym.ir.lowering`) shares its parts;
+    walking every occurrence costs the size of the tree, not the number of its nodes. In
+    pre-order a repeated object's subtree was walked at its first occurrence, so skipping it
+    keeps the order in which nodes are first met.
+    """
+    seen: dict[int, ir.Expr] = {}  # id → node (kept alive, so that ids stay unique)
+    out: list[ir.Expr] = []
+    for e in exprs:
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen[id(node)] = node
+            out.append(node)
+            stack.extend(reversed(node.children()))
+    return out
+
+
 def _polynomial(e: ir.Expr) -> bool:
     """Whether ``e`` is rational at rational points: rational nodes, integer powers, and
     constants without irrational numbers (√2, π) — scalars are drawn rational."""
@@ -38,7 +60,7 @@ def _polynomial(e: ir.Expr) -> bool:
         (isinstance(n, _RATIONAL_NODES) and not isinstance(n, ir.Const))
         or (isinstance(n, ir.Const) and _rational_constant(n.value))
         or (isinstance(n, ir.Power) and n.exponent.is_integer is True)
-        for n in ir.walk(e)
+        for n in distinct_nodes(e)
     )
 
 
@@ -48,9 +70,16 @@ def _rational_constant(value: sympy.Expr) -> bool:
     return all(p.exp.is_integer is True for p in value.atoms(sympy.Pow))
 
 
-def _principal(e: ir.Expr) -> ir.Expr | None:
+def _principal(e: ir.Expr, seen: dict[int, ir.Expr] | None = None) -> ir.Expr | None:
     """The statistic t of the first free layer √(t + ε) (t = q(a) for layer norm): the root
-    the checks make rational, when t is rational at rational points."""
+    the checks make rational, when t is rational at rational points.
+
+    ``seen`` holds the objects already searched in vain (by id): a shared part is searched
+    once."""
+    seen = {} if seen is None else seen
+    if id(e) in seen:
+        return None
+    seen[id(e)] = e
     match e:
         case Normalization(eps=ir.Const(value=v)) if v == ir.eps:
             statistic = e.statistic()
@@ -59,7 +88,7 @@ def _principal(e: ir.Expr) -> ir.Expr | None:
         case ir.Substitution():
             return None  # a root under a substitution is not the claim's own root
     for child in e.children():
-        found = _principal(child)
+        found = _principal(child, seen)
         if found is not None:
             return found
     return None
@@ -89,7 +118,7 @@ class _Problem:
         assumptions: Sequence[ir.Assumption],
         extras: Sequence[ir.Expr] = (),
     ) -> _Problem:
-        for n in (n for e in (lhs, rhs, *extras) for n in ir.walk(e)):
+        for n in distinct_nodes(lhs, rhs, *extras):
             if not isinstance(n, ir.Const):
                 continue
             undefined = n.value.atoms(AppliedUndef)
@@ -113,7 +142,7 @@ class _Problem:
             tuple(sorted(symbols, key=lambda s: s.name)),
             tuple(assumptions),
             principal,
-            any(isinstance(n, OperatorNorm) for side in (lhs, rhs) for n in ir.walk(side)),
+            any(isinstance(n, OperatorNorm) for n in distinct_nodes(lhs, rhs)),
             tuple(extras),
         )
 
@@ -127,8 +156,8 @@ class _Problem:
         )
 
     def nodes(self) -> list[ir.Expr]:
-        """Every node of both sides and of the extra terms."""
-        return [n for e in (self.lhs, self.rhs, *self.extras) for n in ir.walk(e)]
+        """Every node of both sides and of the extra terms (each object once)."""
+        return distinct_nodes(self.lhs, self.rhs, *self.extras)
 
     def constants(self) -> list[sympy.Rational]:
         """The rational numbers written in the claim (where its boundaries tend to be)."""

@@ -111,6 +111,12 @@ class _Shared:
         self.names = _Names()
         self.values: dict[tuple[Any, ...], SympyValue] = {}
         self.atoms: dict[ir.Expr, tuple[str, ...]] = {}
+        #: The same two by the identity of the node (kept alive beside the answer, so that
+        #: its id stays its own): the IR's hash walks a node's whole subtree, and the
+        #: entries of a matrix statement (:mod:`lnsym.engines.concrete.matrices`) share
+        #: their node objects.
+        self.value_ids: dict[tuple[Any, ...], tuple[ir.Expr, SympyValue]] = {}
+        self.atom_ids: dict[int, tuple[ir.Expr, tuple[str, ...]]] = {}
 
     def coordinates_of(self, name: str, d: int) -> tuple[sympy.Symbol, ...]:
         found = self.coordinates.get((name, d))
@@ -123,9 +129,14 @@ class _Shared:
             self.names = _Names()
             self.values = {}
             self.atoms = {}
+            self.value_ids = {}
+            self.atom_ids = {}
 
     def free_atoms(self, e: ir.Expr) -> tuple[str, ...]:
         """The vector atoms ``e`` depends on (not bound by a substitution inside it)."""
+        seen = self.atom_ids.get(id(e))
+        if seen is not None:
+            return seen[1]
         found = self.atoms.get(e)
         if found is None:
             if isinstance(e, ir.VectorAtom):
@@ -136,6 +147,7 @@ class _Shared:
             else:
                 names = {a for child in e.children() for a in self.free_atoms(child)}
             found = self.atoms[e] = tuple(sorted(names))
+        self.atom_ids[id(e)] = (e, found)
         return found
 
 

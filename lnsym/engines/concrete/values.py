@@ -80,20 +80,35 @@ class _Evaluator:
         self.radicands = radicands
         self.shared = shared
         self._memo: dict[ir.Expr, SympyValue] = {}
+        #: id → (node, its value): the node stays alive, so that its id stays its own.
+        self._ids: dict[int, tuple[ir.Expr, SympyValue]] = {}
 
     def value(self, e: ir.Expr) -> SympyValue:
         """The value of ``e``: a tuple of d expressions for a vector, else one expression."""
-        found = self._memo.get(e)
-        if found is None:
-            if self.shared is None:
-                found = self._memo[e] = self._value(e)
-                return found
-            # Shared between checks: the same node with the same coordinates for its atoms.
-            key = (e, self.d, *((a, self.vectors.get(a)) for a in self.shared.free_atoms(e)))
-            found = self.shared.values.get(key)
+        # By identity first: the IR's hash walks a node's whole subtree, and an expression
+        # written out entry by entry asks for the same objects many times.
+        seen = self._ids.get(id(e))
+        if seen is not None:
+            return seen[1]
+        shared = self.shared
+        if shared is None:
+            found = self._memo.get(e)
             if found is None:
-                found = self.shared.values[key] = self._value(e)
-            self._memo[e] = found
+                found = self._memo[e] = self._value(e)
+        else:
+            # Shared between checks: the same node with the same coordinates for its atoms
+            # (by the node's identity first, then by equality).
+            bound = tuple((a, self.vectors.get(a)) for a in shared.free_atoms(e))
+            hit = shared.value_ids.get((id(e), self.d, *bound))
+            if hit is not None:
+                found = hit[1]
+            else:
+                key = (e, self.d, *bound)
+                found = shared.values.get(key)
+                if found is None:
+                    found = shared.values[key] = self._value(e)
+                shared.value_ids[(id(e), self.d, *bound)] = (e, found)
+        self._ids[id(e)] = (e, found)
         return found
 
     def _rebind(
@@ -348,28 +363,48 @@ def _free_variables(
     bound_symbols: frozenset[sympy.Symbol] = frozenset(),
 ) -> tuple[set[str], set[sympy.Symbol]]:
     """The vector atoms and scalar symbols that ``e`` depends on (not bound by a substitution)."""
-    atoms: set[str] = set()
-    symbols: set[sympy.Symbol] = set()
+    atoms, symbols = _free(e, bound_atoms, bound_symbols, {})
+    return set(atoms), set(symbols)
+
+
+_Free = tuple[frozenset[str], frozenset[sympy.Symbol]]
+
+
+def _free(
+    e: ir.Expr,
+    bound_atoms: frozenset[str],
+    bound_symbols: frozenset[sympy.Symbol],
+    memo: dict[tuple[int, frozenset[str], frozenset[sympy.Symbol]], tuple[ir.Expr, _Free]],
+) -> _Free:
+    """:func:`_free_variables`, each object with the same bindings looked at once (``memo``:
+    by id, the node kept alive): an expression written out entry by entry shares its parts."""
+    key = (id(e), bound_atoms, bound_symbols)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[1]
+    atoms: frozenset[str] = frozenset()
+    symbols: frozenset[sympy.Symbol] = frozenset()
     match e:
         case ir.VectorAtom(name=name):
             if name not in bound_atoms:
-                atoms.add(name)
+                atoms = frozenset((name,))
         case ir.Const(value=v):
-            symbols |= {s for s in v.free_symbols if s != ir.d} - bound_symbols
+            symbols = frozenset(s for s in v.free_symbols if s != ir.d) - bound_symbols
         case ir.Power(base=base, exponent=n):
-            atoms, symbols = _free_variables(base, bound_atoms, bound_symbols)
-            symbols |= {s for s in n.free_symbols if s != ir.d} - bound_symbols
+            atoms, symbols = _free(base, bound_atoms, bound_symbols, memo)
+            symbols |= frozenset(s for s in n.free_symbols if s != ir.d) - bound_symbols
         case ir.Substitution(expr=inner, target=target, value=bound):
-            a, s = _free_variables(bound, bound_atoms, bound_symbols)
+            a, s = _free(bound, bound_atoms, bound_symbols, memo)
             if isinstance(target, ir.VectorAtom):
-                b = _free_variables(inner, bound_atoms | {target.name}, bound_symbols)
+                b = _free(inner, bound_atoms | {target.name}, bound_symbols, memo)
             else:
                 assert isinstance(target, ir.Const)
-                b = _free_variables(inner, bound_atoms, bound_symbols | {target.value})
+                b = _free(inner, bound_atoms, bound_symbols | {target.value}, memo)
             atoms, symbols = a | b[0], s | b[1]
         case _:
             for child in e.children():
-                a, s = _free_variables(child, bound_atoms, bound_symbols)
+                a, s = _free(child, bound_atoms, bound_symbols, memo)
                 atoms |= a
                 symbols |= s
+    memo[key] = (e, (atoms, symbols))
     return atoms, symbols

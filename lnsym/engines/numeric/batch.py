@@ -92,17 +92,26 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
         self.status = status
         self.u = float(np.finfo(env.real).eps) / 2  # the unit roundoff
         self.cache: dict[ir.Expr, Pair] = {}
+        #: id → (node, value): the node stays alive, so that its id stays its own.
+        self.by_id: dict[int, tuple[ir.Expr, Pair]] = {}
         #: Vector node → the part of its error bound that is an error along 1 (per sample).
         self.shared: dict[ir.Expr, Any] = {}
         self.mags: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def get(self, e: ir.Expr) -> Pair:
+        # By identity first: the IR's hash walks a node's whole subtree, and an expression
+        # written out entry by entry asks for the same objects many times.
+        seen = self.by_id.get(id(e))
+        if seen is not None:
+            return seen[1]
         cached = self.cache.get(e)
         if cached is None:
             cached = self.cache[e] = self._eval(e)
-            if self.env.track and not is_exact(cached[1]) and is_uniform(e):
+            vector = e.kind == "vector"  # (no scalar is a multiple of 1)
+            if self.env.track and vector and not is_exact(cached[1]) and is_uniform(e):
                 # Every coordinate of c·1 is the same computation: so is its error.
                 self.shared[e] = cached[1][..., 0]
+        self.by_id[id(e)] = (e, cached)
         return cached
 
     def value(self, e: ir.Expr) -> np.ndarray:
@@ -130,7 +139,8 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
                 return self._const(v)
             case ir.VectorSum(terms=terms) | ir.ScalarSum(terms=terms):
                 pair = self._add([self.get(t) for t in terms])
-                self._share(e, *(self.shared.get(t) for t in terms))
+                if self.shared:  # (each lookup hashes a term's whole subtree)
+                    self._share(e, *(self.shared.get(t) for t in terms))
                 return pair
             case ir.Scaled(coefficient=c, vector=v):
                 a, ba = self.get(c)

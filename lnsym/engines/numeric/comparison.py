@@ -18,7 +18,15 @@ import numpy as np
 from lnsym import ir
 from lnsym.engines.numeric.arrays import bound_sum, maxabs
 from lnsym.engines.numeric.batch import Evaluator
-from lnsym.engines.numeric.environment import INDETERMINATE, UNDEFINED, Env, SamplePoint, Status
+from lnsym.engines.numeric.environment import (
+    INDETERMINATE,
+    UNDEFINED,
+    Env,
+    Pair,
+    SamplePoint,
+    Status,
+)
+from lnsym.engines.numeric.forms import nodes
 
 #: A side may differ from the other by this many times its rounding-error bound.
 _MARGIN = 10.0
@@ -57,13 +65,72 @@ def compare_all(
 def compare(statement: ir.Relation, points: list[SamplePoint]) -> list[Sample | tuple[str, str]]:
     """Evaluate both sides at a batch of points of one dimension, with error bounds, and
     score each point: a :class:`Sample`, or (``"undefined"``/``"indeterminate"``, why)."""
-    n, real = len(points), points[0].dtype
-    status = Status(n)
+    status = Status(len(points))
     evaluator = Evaluator(Env.of(points, track=True), status)
+    with np.errstate(all="ignore"):
+        sides = evaluator.get(statement.lhs), evaluator.get(statement.rhs)
+    return _score(statement, points, status, sides)
+
+
+def compare_scalar_statements(
+    statements: list[ir.Relation], points: list[SamplePoint]
+) -> list[list[Sample | tuple[str, str]]] | None:
+    """Judge several scalar statements at the same points, all in one batch: what
+    :func:`compare_all` gives for each, or None where this route does not apply.
+
+    For statements about scalar symbols only — no vector, no ``ones``, no ``d``, such as
+    the entries of a matrix statement — a point's dimension plays no part, so the points
+    of every dimension form one batch, and the statements share one evaluator, which
+    evaluates a node common to several of them once. A sample's values do not depend on
+    its batch (see :mod:`lnsym.engines.numeric.batch`), so the values are those of
+    :func:`compare_all`. What a shared evaluator cannot give is a per-statement status: when
+    a sample is flagged undefined or indeterminate somewhere, each statement is evaluated
+    again with an evaluator of its own (still at all the points in one batch). None when a
+    statement is not about scalars only, or a point is missing.
+    """
+    if not points or any(p is None for p in points) or not all(map(scalar_only, statements)):
+        return None
+    env = Env.of(points, track=True)
+    status = Status(len(points))
+    evaluator = Evaluator(env, status)
+    with np.errstate(all="ignore"):
+        sides = [(evaluator.get(s.lhs), evaluator.get(s.rhs)) for s in statements]
+    if not np.any(status.code):
+        return [_score(s, points, status, pair) for s, pair in zip(statements, sides, strict=True)]
+    out = []
+    for statement in statements:
+        own = Status(len(points))
+        alone = Evaluator(env, own)
+        with np.errstate(all="ignore"):
+            pair = alone.get(statement.lhs), alone.get(statement.rhs)
+        out.append(_score(statement, points, own, pair))
+    return out
+
+
+def scalar_only(statement: ir.Relation) -> bool:
+    """Whether ``statement`` involves scalar symbols only: no vector value anywhere (looking
+    inside definitions), no ``ones`` and no ``d`` — so that no value depends on a point's
+    dimension."""
+    for side in (statement.lhs, statement.rhs):
+        for node in nodes(side):
+            if node.kind != "scalar" or isinstance(node, ir.Ones | ir.VectorAtom):
+                return False
+            if isinstance(node, ir.Const) and node.value.has(ir.d):
+                return False
+            if isinstance(node, ir.Power) and node.exponent.has(ir.d):
+                return False
+    return True
+
+
+def _score(
+    statement: ir.Relation, points: list[SamplePoint], status: Status, sides: tuple[Pair, Pair]
+) -> list[Sample | tuple[str, str]]:
+    """Score each point from both sides' values and bounds at the batch."""
+    n, real = len(points), points[0].dtype
+    (lhs, blhs), (rhs, brhs) = sides
     vector = statement.lhs.kind == "vector"
     shape = (n, points[0].d) if vector else (n,)
     with np.errstate(all="ignore"):
-        (lhs, blhs), (rhs, brhs) = evaluator.get(statement.lhs), evaluator.get(statement.rhs)
         lhs, rhs = np.broadcast_to(lhs, shape), np.broadcast_to(rhs, shape)
         gap = lhs - rhs
         u = float(np.finfo(real).eps) / 2

@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -108,34 +109,52 @@ def evidence(
     >>> print(evidence(Claim("c", Eq(mean(center(z)), 0)), samples=20).outcome)
     consistent
     """
-    from lnsym.engines.base import Evidence, Outcome
-
     start = time.perf_counter()
     real = real_dtype(dtype)
-    tolerance = math.sqrt(float(np.finfo(real).eps) / 2)
     statement = claim.statement
     drawn = iter(_draw(claim, seed, real, samples))
+    judged: list[tuple[SamplePoint | None, _Sample | tuple[str, str] | None]] = []
+    for _ in range(0, samples, _WINDOW):
+        window = list(itertools.islice(drawn, _WINDOW))
+        results = iter(_compare_all(statement, [p for p in window if p is not None]))
+        judged += [(p, None if p is None else next(results)) for p in window]
+    return summarize(statement, samples, real, judged, start)
+
+
+def summarize(
+    statement: ir.Relation,
+    samples: int,
+    real: np.dtype,
+    judged: Sequence[tuple[SamplePoint | None, _Sample | tuple[str, str] | None]],
+    start: float,
+) -> Evidence:
+    """The evidence from every drawn point, in order, with what comparing both sides there
+    gave (None for an inadmissible point); ``start`` is when checking began.
+
+    Raises:
+        DomainError: when no point is in the domain of the statement.
+    """
+    from lnsym.engines.base import Evidence, Outcome
+
+    tolerance = math.sqrt(float(np.finfo(real).eps) / 2)
     checked: list[_Sample] = []
     skipped = {"undefined": 0, "indeterminate": 0, "inadmissible": 0}
     reason = ""
     drawn_dims: set[int] = set()
     eps_drawn: list[float] = []
-    for _ in range(0, samples, _WINDOW):
-        window: list[SamplePoint] = []
-        for point in itertools.islice(drawn, _WINDOW):
-            if point is None:
-                skipped["inadmissible"] += 1
-                continue
-            window.append(point)
-            drawn_dims.add(point.d)
-            if ir.eps in point.scalars:
-                eps_drawn.append(point.scalars[ir.eps])
-        for result in _compare_all(statement, window):
-            if isinstance(result, _Sample):
-                checked.append(result)
-            else:
-                skipped[result[0]] += 1
-                reason = result[1]
+    for point, result in judged:
+        if point is None:
+            skipped["inadmissible"] += 1
+            continue
+        drawn_dims.add(point.d)
+        if ir.eps in point.scalars:
+            eps_drawn.append(point.scalars[ir.eps])
+        if isinstance(result, _Sample):
+            checked.append(result)
+        else:
+            assert result is not None
+            skipped[result[0]] += 1
+            reason = result[1]
     if not checked:
         why = reason or "the assumptions leave no admissible sample"
         raise DomainError(f"no sample is in the domain of the claim ({why})")

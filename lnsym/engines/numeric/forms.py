@@ -29,11 +29,24 @@ _NOT_ANALYTIC = (
 
 
 def nodes(e: ir.Expr) -> Iterator[ir.Expr]:
-    """Every node of ``e``, looking inside the definitions of defined nodes too."""
-    for node in ir.walk(e):
+    """Every node of ``e``, looking inside the definitions of defined nodes too.
+
+    A node object met again is not walked again: an expression written out entry by entry
+    (:mod:`lnsym.ir.lowering`) shares its parts, and walking every occurrence would cost the
+    size of the tree instead of the number of distinct nodes. Every caller collects a set
+    or asks whether any node qualifies, which the repetitions cannot change.
+    """
+    seen: dict[int, ir.Expr] = {}  # id → node, which stays alive so that ids stay unique
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen[id(node)] = node
         yield node
         if isinstance(node, ir.Defined):
-            yield from nodes(node.definition())
+            stack.append(node.definition())
+        stack.extend(reversed(node.children()))
 
 
 @lru_cache(maxsize=4096)

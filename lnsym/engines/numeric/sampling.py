@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -88,16 +89,9 @@ class Sampler:
     def _dimensions(self) -> tuple[list[int], int | None]:
         """The dimensions to cycle through, and 768 if the assumptions allow it."""
         low = 2 if self.nonconstant & set(self.atoms) else 1  # nonconstant needs d ≥ 2
-        limits = (*self.assumptions, ir.MinDimension(low))
-        floor = max(a.value for a in limits if isinstance(a, ir.MinDimension))
-        fixed = [a.value for a in limits if isinstance(a, ir.FixedDimension)]
-        candidates = sorted({*_SMALL_DIMENSIONS, _LARGE_DIMENSION, floor, *fixed})
-        allowed = set(ir.dimensions(limits, candidates[-1]))
-        valid = [k for k in candidates if k in allowed]
-        if not valid:
-            raise DomainError("the dimension assumptions cannot all hold")
-        large = _LARGE_DIMENSION if _LARGE_DIMENSION in valid else None
-        return [k for k in valid if k != _LARGE_DIMENSION] or valid, large
+        limits = tuple(a for a in self.assumptions if isinstance(a, _LIMITS))
+        small, large = _dimensions((*limits, ir.MinDimension(low)))
+        return list(small), large
 
     def point(self, k: int) -> SamplePoint | None:
         """The k-th sample, or None when the projections left a nonconstant atom constant."""
@@ -218,3 +212,21 @@ def _scalar(sym: sympy.Symbol, k: int, j: int, rng: np.random.Generator) -> floa
     if sym.is_nonpositive:
         value = -abs(value)
     return float(value)
+
+
+_LIMITS = (ir.MinDimension, ir.FixedDimension)
+
+
+@lru_cache(maxsize=256)
+def _dimensions(limits: tuple[ir.Assumption, ...]) -> tuple[tuple[int, ...], int | None]:
+    """The small dimensions the dimension assumptions ``limits`` allow, and 768 if they
+    allow it (the same for every claim with those limits: computed once)."""
+    floor = max(a.value for a in limits if isinstance(a, ir.MinDimension))
+    fixed = [a.value for a in limits if isinstance(a, ir.FixedDimension)]
+    candidates = sorted({*_SMALL_DIMENSIONS, _LARGE_DIMENSION, floor, *fixed})
+    allowed = set(ir.dimensions(limits, candidates[-1]))
+    valid = [k for k in candidates if k in allowed]
+    if not valid:
+        raise DomainError("the dimension assumptions cannot all hold")
+    large = _LARGE_DIMENSION if _LARGE_DIMENSION in valid else None
+    return tuple(k for k in valid if k != _LARGE_DIMENSION) or tuple(valid), large
