@@ -46,6 +46,7 @@ from lnsym import (
     scalar,
     sum_along,
     total,
+    var_along,
     vector,
     weight_norm_rows,
 )
@@ -67,27 +68,18 @@ delta = scalar("delta", positive=True)
 zero_rows, zero_cols = 0 * ones_matrix(n, 1), 0 * ones_matrix(1, d)
 
 
-def centered(a, axis):
-    return a - mean_along(a, axis)
-
-
-def variance(a, axis):
-    p = centered(a, axis)
-    return mean_along(p * p, axis)
-
-
 U = layer_norm_rows(Z)
 B = batch_norm(Z)
 Y = layer_norm_rows(Z, gamma, beta)
 loss = total(G * Y)
-q_rows, q_cols = variance(Z, 1), variance(Z, 0)
+q_rows, q_cols = var_along(Z, 1), var_along(Z, 0)
 G_hat = G * row(gamma)  # ĝ = γ ⊙ g in every row
 
 
 def input_gradient(u, axis):
     """(ĝ − mean(ĝ) − u ⊙ mean(ĝ ⊙ u))/s with the means and s along ``axis``: the vector
     formula of ∂ℓ/∂z applied to every row (axis 1) or every column (axis 0)."""
-    s_inverse = (variance(Z, axis) + epsilon) ** sympy.Rational(-1, 2)
+    s_inverse = (var_along(Z, axis) + epsilon) ** sympy.Rational(-1, 2)
     return (G_hat - mean_along(G_hat, axis) - u * mean_along(G_hat * u, axis)) * s_inverse
 
 

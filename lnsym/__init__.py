@@ -55,6 +55,7 @@ from lnsym.ir.matrices import (
     row,
     sum_along,
     total,
+    var_along,
 )
 from lnsym.ir.names import m, n
 
@@ -125,6 +126,7 @@ __all__ = [
     "row",
     "sum_along",
     "total",
+    "var_along",
     "m",
     "n",
 ]

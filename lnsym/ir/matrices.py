@@ -346,6 +346,24 @@ class MeanAlong(Defined, MatrixNode):
 
 
 @dataclass(frozen=True, slots=True, repr=False)
+class VarAlong(Defined, MatrixNode):
+    """The variance (divisor: the number of entries) down the rows (``axis`` 0: per column,
+    over the batch) or across the columns (``axis`` 1: per row, over the features)."""
+
+    arg: MatrixNode
+    axis: int
+    symbol: ClassVar[str] = "var"
+
+    @property
+    def shape(self) -> Shape:
+        return SumAlong(self.arg, self.axis).shape
+
+    def definition(self) -> Expr:
+        centered = MatSum((self.arg, MatScaled(as_scalar(-1), MeanAlong(self.arg, self.axis))))
+        return MeanAlong(MatHadamard(centered, centered), self.axis)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class GroupMean(Defined, MatrixNode):
     """Each entry replaced by the mean of its group of columns in its row."""
 
@@ -406,6 +424,12 @@ def mean_along(a: Any, axis: int) -> MeanAlong:
     return MeanAlong(as_matrix(a), _axis(axis))
 
 
+def var_along(a: Any, axis: int) -> VarAlong:
+    """The variance down the rows (axis 0: per column, over the batch) or across the columns
+    (axis 1: per row, over the features), with divisor the number of entries."""
+    return VarAlong(as_matrix(a), _axis(axis))
+
+
 def total(a: Any) -> Entry:
     """The sum of every entry, as a scalar."""
     return Entry(SumAlong(SumAlong(as_matrix(a), 1), 0))
@@ -460,6 +484,7 @@ __all__ = [
     "MeanAlong",
     "SumAlong",
     "Transpose",
+    "VarAlong",
     "as_matrix",
     "column",
     "first_case",
@@ -471,4 +496,5 @@ __all__ = [
     "row",
     "sum_along",
     "total",
+    "var_along",
 ]

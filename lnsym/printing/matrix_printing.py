@@ -58,6 +58,8 @@ _REDUCTIONS = {
     (mx.SumAlong, 1): "rowsum",
     (mx.MeanAlong, 0): "colmean",
     (mx.MeanAlong, 1): "rowmean",
+    (mx.VarAlong, 0): "colvar",
+    (mx.VarAlong, 1): "rowvar",
 }
 
 
@@ -131,6 +133,9 @@ class MatrixPrinting:
         return self._reduction(e)
 
     def _print_MeanAlong(self, e: mx.MeanAlong) -> str:
+        return self._reduction(e)
+
+    def _print_VarAlong(self, e: mx.VarAlong) -> str:
         return self._reduction(e)
 
     def _print_GroupSum(self, e: mx.GroupSum) -> str:

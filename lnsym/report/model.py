@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from lnsym.checking.catalog import Section
 from lnsym.checking.claims import Claim, DerivationResult, Result
@@ -85,6 +86,9 @@ class ClaimView:
     reason: str
     evidence: tuple[EvidenceView, ...]
     counterexample: tuple[Entry, ...]
+    #: The statement as (left side, relation, right side), for a display that breaks
+    #: before the relation when one line is too wide.
+    sides: tuple[Math, Math, Math] | None = None
     #: The verdict's strongest evidence in a few words ("all d").
     badge: str = ""
     #: The evidence as the appendix lists it (built-in report only).
@@ -194,6 +198,17 @@ def _expected(claim: Claim) -> str:
     return "a refutation" if claim.expect == "refuted" else _REQUIRE_WORDS[claim.require]
 
 
+def _sides(statement: Any, short: Any) -> tuple[Math, Math, Math] | None:
+    """(lhs, relation, rhs) as LaTeX, read off the printed statement."""
+    whole = latex(statement, short)
+    left, right = latex(statement.lhs, short), latex(statement.rhs, short)
+    if not (whole.startswith(left) and whole.endswith(right)) or len(left) + len(right) >= len(
+        whole
+    ):
+        return None
+    return Math(left), Math(whole[len(left) : len(whole) - len(right)].strip()), Math(right)
+
+
 def claim_view(number: str, result: Result) -> ClaimView:
     """The report view of one checked claim (``number`` like ``"2.3"``)."""
     claim = result.claim
@@ -205,6 +220,7 @@ def claim_view(number: str, result: Result) -> ClaimView:
         id=claim.id,
         title=claim.title or claim.id,
         statement=Math(latex(claim.statement, short)),
+        sides=_sides(claim.statement, short),
         assumptions=tuple(Math(latex(a, short)) for a in claim.assumptions),
         certificate=tuple(Math(t) for t in latex_certificate(certificate, short)),
         source=claim.source or "",
