@@ -115,7 +115,7 @@ def test_latex_uses_only_printer_math_and_escaped_text():
     assert r"\tableofcontents" in tex and r"\begin{longtable}" in tex
     assert r"\section{Centering, mean and variance}" in tex
     assert (
-        r"\lnsymfit{J \mathbf{h} = \frac{1}{s} \left( P \mathbf{h} - "
+        r"\lnsymfitrel{J \mathbf{h}}{=}{\frac{1}{s} \left( P \mathbf{h} - "
         r"\frac{\langle \mathbf{u}, \mathbf{h} \rangle}{d} \mathbf{u} \right)}"
     ) in tex
     # Unicode text is escaped into LaTeX commands, never passed through
