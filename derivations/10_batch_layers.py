@@ -21,7 +21,10 @@ The gradient of the input, ∂ℓ/∂Z, is the vector formula (ĝ − mean(ĝ)1 
 applied to every row for layer normalization and to every column for batch normalization,
 whose rows are coupled through the batch statistics (ĝ = γ ⊙ g); RMS normalization's is
 (ĝ − r ⊙ mean(ĝ ⊙ r))/ρ in every row, and evaluation-mode batch normalization, an affine map
-of each feature, only scales ĝ by 1/√(σ² + ε).
+of each feature, only scales ĝ by 1/√(σ² + ε); instance normalization's is the formula in
+every channel, group normalization's the formula in every group — the one claim here that
+is checked exactly at small sizes only (VERIFIED): a slice of a group has no sum over the
+other groups yet.
 """
 
 import sympy
@@ -30,6 +33,7 @@ from lnsym import (
     Eq,
     batch_norm,
     batch_norm_eval,
+    column,
     d,
     flatten,
     grad,
@@ -52,6 +56,7 @@ from lnsym import (
 )
 from lnsym import eps as epsilon
 from lnsym.checking.claims import Claim
+from lnsym.ir.matrices import GroupMean
 
 Z = matrix("Z", n, d)
 G = matrix("G", n, d)  # the upstream gradient ∂ℓ/∂Y
@@ -89,6 +94,17 @@ rms_input_gradient = (G_hat - R * mean_along(G_hat * R, 1)) * (
     mean_along(Z * Z, 1) + epsilon
 ) ** sympy.Rational(-1, 2)
 eval_layer = batch_norm_eval(Z, mu, running, gamma, beta)
+H = matrix("H", d, n)  # the upstream gradient of an instance-normalized sample
+H_hat = H * column(gamma)
+IN = instance_norm(X)
+in_input_gradient = (H_hat - mean_along(H_hat, 1) - IN * mean_along(H_hat * IN, 1)) * (
+    var_along(X, 1) + epsilon
+) ** sympy.Rational(-1, 2)
+GN2 = group_norm(Z, 2)
+group_var = GroupMean((Z - GroupMean(Z, 2)) * (Z - GroupMean(Z, 2)), 2)
+gn_input_gradient = (G_hat - GroupMean(G_hat, 2) - GN2 * GroupMean(G_hat * GN2, 2)) * (
+    group_var + epsilon
+) ** sympy.Rational(-1, 2)
 
 CLAIMS = [
     # -- layer normalization of every row --------------------------------------------------
@@ -232,6 +248,17 @@ CLAIMS = [
         "batch.backprop.input_batch_norm_eval",
         Eq(grad(total(G * eval_layer), Z), G_hat * (running + epsilon) ** sympy.Rational(-1, 2)),
         title="∂ℓ/∂Z for batch normalization in evaluation mode: ĝ scaled per feature, no coupling",
+    ),
+    Claim(
+        "batch.backprop.input_instance_norm",
+        Eq(grad(total(H * instance_norm(X, gamma, beta)), X), in_input_gradient),
+        title="∂ℓ/∂X for instance normalization: the vector formula in every channel",
+    ),
+    Claim(
+        "batch.backprop.input_group_norm",
+        Eq(grad(total(G * group_norm(Z, 2, gamma, beta)), Z), gn_input_gradient),
+        require="VERIFIED",
+        title="∂ℓ/∂Z for group normalization (two groups): the vector formula in every group",
     ),
     Claim(
         "batch.backprop.input_batch_norm_by_rows",
