@@ -69,7 +69,8 @@ def sizes_text(sizes: Mapping[Any, int]) -> str:
 
 def lower_relation(statement: Relation, sizes: Sizes) -> list[tuple[tuple[int, ...], Relation]]:
     """The statement's scalar statements at ``sizes``, each with its entry's 1-based index."""
-    lhs, rhs = lower(statement.lhs, sizes), lower(statement.rhs, sizes)
+    lowering = _Lowering(sizes)  # one for both sides: their entries share one namespace
+    lhs, rhs = lowering.value(statement.lhs), lowering.value(statement.rhs)
     out: list[tuple[tuple[int, ...], Relation]] = []
     for index, (a, b) in _pairs(lhs, rhs, ()):
         out.append((index, Le(a, b) if isinstance(statement, Le) else Eq(a, b)))
@@ -95,6 +96,19 @@ class _Lowering:
     def __init__(self, sizes: Sizes) -> None:
         self.sizes = {k: sympy.Integer(v) for k, v in sizes.items()}
         self.memo: dict[ir.Expr, Value] = {}
+        self.labels: dict[str, tuple[str, tuple[int, ...]]] = {}  # entry name → whose entry
+
+    def entry(self, name: str, *index: int) -> str:
+        """The entry's symbol name, refused if another atom's entry has the same one
+        (vector X11's entry 2 and matrix X1's entry (1, 2) are both X112): two quantities
+        must never become one symbol."""
+        label = entry_name(name, *index)
+        if self.labels.setdefault(label, (name, index)) != (name, index):
+            raise UnsupportedError(
+                f"the entries of {name} and {self.labels[label][0]} "
+                f"would share the name {label}; rename one of them"
+            )
+        return label
 
     def size(self, side: sympy.Expr) -> int:
         return int(side.xreplace(self.sizes))
@@ -114,7 +128,7 @@ class _Lowering:
             case ir.VectorAtom(name=name):
                 count = self.size(d)
                 return [
-                    ir.Const(sympy.Symbol(entry_name(name, j), real=True))
+                    ir.Const(sympy.Symbol(self.entry(name, j), real=True))
                     for j in range(1, count + 1)
                 ]
             case ir.Ones():
@@ -155,7 +169,7 @@ class _Lowering:
             case mx.MatrixAtom(name=name, positive=positive):
 
                 def entry(i: int, j: int) -> ir.Expr:
-                    label = entry_name(name, i, j)
+                    label = self.entry(name, i, j)
                     symbol = (
                         sympy.Symbol(label, positive=True)
                         if positive

@@ -205,3 +205,11 @@ def test_the_batch_norm_input_gradient_is_proved_along_the_batch():
     result = check(Claim("t.bn_input", Eq(grad(total(G * B), Z), right)), engines=["general"])
     assert result.verdict == "PROVED"
     assert "along the batch" in result.evidence[0].detail
+
+
+def test_entries_of_two_atoms_never_share_a_symbol():
+    # Vector X11's entry 2 and matrix X1's entry (1, 2) would both be X112: a false claim
+    # equating them must not be "verified" entry by entry; the entry engines refuse it.
+    result = check(Claim("t.names", Eq(row(vector("X11")), matrix("X1", 1, d))))
+    assert result.verdict == "ERROR"
+    assert "would share the name" in result.evidence[1].detail
