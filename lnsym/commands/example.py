@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from lnsym.errors import UserInputError
@@ -73,36 +74,52 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compute the example and print it in ``--format``."""
-    from lnsym.errors import LnsymError
     from lnsym.exact.examples import worked_example
     from lnsym.parse import parse_vector
-
-    def vector_option(name: str) -> list[Any] | None:
-        text = getattr(args, name)
-        if text is None:
-            return None
-        try:
-            return list(parse_vector(text))
-        except UserInputError as exc:
-            raise UserInputError(f"--{name}: {exc}") from None
 
     if _is_batch(args):
         return _run_batch(args)
     eps = _epsilon(args)
-    try:
-        example = worked_example(
-            vector_option("z") or [],
+
+    def vector(name: str) -> list[Any] | None:
+        return _option(args, name, lambda text: list(parse_vector(text)))
+
+    return _print_example(
+        lambda: worked_example(
+            vector("z") or [],
             eps,
-            gamma=vector_option("gamma"),
-            beta=vector_option("beta"),
-            upstream=vector_option("upstream"),
+            gamma=vector("gamma"),
+            beta=vector("beta"),
+            upstream=vector("upstream"),
             loss=args.loss,
-            perturbation=vector_option("perturbation"),
+            perturbation=vector("perturbation"),
             idealized=args.idealized,
-        )
+        ),
+        args.format,
+    )
+
+
+def _option(args: argparse.Namespace, name: str, parse: Callable[[str], Any]) -> Any:
+    """The option ``--name`` read by ``parse`` (None if absent); errors name the option."""
+    text = getattr(args, name)
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except UserInputError as exc:
+        raise UserInputError(f"--{name}: {exc}") from None
+
+
+def _print_example(build: Callable[[], Any], form: str) -> int:
+    """Build the example and print it in the format ``form``. A disagreement between the
+    two computations of a value is a bug, not bad input: exit 1, one line."""
+    from lnsym.errors import LnsymError
+
+    try:
+        example = build()
     except UserInputError:
         raise
-    except LnsymError as exc:  # a disagreement between engines is a bug, not bad input
+    except LnsymError as exc:
         print(f"lnsym: internal error: {exc}", file=sys.stderr)
         return 1
     render = {
@@ -110,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         "md": example.to_markdown,
         "tex": example.to_latex,
         "json": example.to_json,
-    }[args.format]
+    }[form]
     sys.stdout.write(render())
     return 0
 
@@ -140,7 +157,6 @@ def _is_batch(args: argparse.Namespace) -> bool:
 
 def _run_batch(args: argparse.Namespace) -> int:
     """``lnsym example`` for a batch or another layer (:func:`batch_example`)."""
-    from lnsym.errors import LnsymError
     from lnsym.exact.batch_example import LAYERS, batch_example
     from lnsym.exact.batch_inputs import parse_batch
     from lnsym.parse import parse_vector
@@ -164,40 +180,19 @@ def _run_batch(args: argparse.Namespace) -> int:
             "--perturbation is for the single-vector layer_norm example (no ';' in --z)"
         )
     eps = _epsilon(args)
-
-    def option(name: str, parse: Any) -> Any:
-        text = getattr(args, name)
-        if text is None:
-            return None
-        try:
-            return parse(text)
-        except UserInputError as exc:
-            raise UserInputError(f"--{name}: {exc}") from None
-
     if layer == "rms_norm" and args.beta is not None:
         raise UserInputError("--beta: rms_norm has no bias β (it is y = γ ⊙ z/rms(z))")
-    try:
-        example = batch_example(
-            option("z", parse_batch),
+    return _print_example(
+        lambda: batch_example(
+            _option(args, "z", parse_batch),
             eps,
             layer=layer,
             groups=groups,
-            gamma=option("gamma", parse_vector),
-            beta=option("beta", parse_vector),
-            upstream=option("upstream", parse_batch),
+            gamma=_option(args, "gamma", parse_vector),
+            beta=_option(args, "beta", parse_vector),
+            upstream=_option(args, "upstream", parse_batch),
             loss=args.loss,
             idealized=args.idealized,
-        )
-    except UserInputError:
-        raise
-    except LnsymError as exc:  # a disagreement between the computations is a bug
-        print(f"lnsym: internal error: {exc}", file=sys.stderr)
-        return 1
-    render = {
-        "text": example.to_text,
-        "md": example.to_markdown,
-        "tex": example.to_latex,
-        "json": example.to_json,
-    }[args.format]
-    sys.stdout.write(render())
-    return 0
+        ),
+        args.format,
+    )

@@ -29,7 +29,6 @@ from typing import Any
 
 import sympy
 
-from lnsym.errors import ExactArithmeticError, UserInputError
 from lnsym.exact.batch_check import check_batch
 from lnsym.exact.batch_closed_form import closed_values
 from lnsym.exact.batch_inputs import LAYERS as LAYERS
@@ -38,6 +37,7 @@ from lnsym.exact.batch_inputs import MAX_ROWS as MAX_ROWS
 from lnsym.exact.batch_inputs import read_batch_inputs
 from lnsym.exact.batch_ir import ir_values
 from lnsym.exact.batch_record import BatchExample as BatchExample
+from lnsym.exact.examples import sympy_root_failures
 
 __all__ = ["LAYERS", "MAX_COLUMNS", "MAX_ROWS", "BatchExample", "batch_example"]
 
@@ -93,18 +93,9 @@ def batch_example(
         loss=loss,
         idealized=idealized,
     )
-    try:
+    with sympy_root_failures():
         closed = closed_values(inputs)
         check_batch(closed, ir_values(inputs))
-    except ValueError as exc:
-        # SymPy 1.14's factorint, used by sqrt to pull out square factors, can fail on some
-        # large integers (sympy/sympy#28621): report that in one line, not a traceback.
-        if isinstance(exc, UserInputError) or "is not a prime factor" not in str(exc):
-            raise
-        raise ExactArithmeticError(
-            "SymPy failed to take an exact square root for these numbers "
-            "(SymPy bug sympy/sympy#28621); try inputs with fewer digits"
-        ) from None
     values: dict[str, Any] = {
         "z": sympy.ImmutableMatrix(inputs.z),
         "gamma": inputs.gamma,

@@ -32,6 +32,7 @@ from lnsym.exact.batch_labels import (
     gradient_note,
 )
 from lnsym.exact.example_labels import Row
+from lnsym.exact.example_record import latex_body
 from lnsym.exact.value_format import is_integer, latex_number, text_number
 
 
@@ -199,24 +200,8 @@ class BatchExample:
         >>> print(batch_example([[1, 3], [3, 7]], 1, layer="rms_norm").to_latex().splitlines()[0])
         % Worked example of RMS normalization on a batch: $n = 2,\ d = 2,\ \varepsilon = 1$
         """
-        lines = [f"% {self._heading()}: ${self._title()[1]}$"]
-        lines += [f"% {note}" for note in self._notes()]
-        for title, rows in self._sections():
-            lines += [rf"\paragraph{{{title}.}}", r"\begin{align*}"]
-            body = []
-            for row in rows:
-                line = f"  {row.latex_symbol} &= "
-                if row.latex_formula:
-                    line += f"{row.latex_formula} = "
-                line += value_latex(row.value)
-                if not isinstance(row.value, tuple | sympy.MatrixBase) and not is_integer(
-                    row.value
-                ):
-                    line += rf" \approx {number_decimal(row.value)}"
-                body.append(line)
-            lines.append(" \\\\\n".join(body))
-            lines.append(r"\end{align*}")
-        return "\n".join(lines) + "\n"
+        heading = f"{self._heading()}: ${self._title()[1]}$"
+        return latex_body(heading, self._notes(), self._sections(), value_latex, number_decimal)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: exact values as SymPy strings, decimals as floats (or None).

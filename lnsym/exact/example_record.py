@@ -8,6 +8,7 @@ and renders them one section at a time, labelled by :mod:`lnsym.exact.example_la
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,24 +192,8 @@ class WorkedExample:
         >>> print(worked_example([1, 2, 3], Fraction(1, 3)).to_latex().splitlines()[0])
         % Worked example of layer normalization: $d = 3,\ \varepsilon = \frac{1}{3}$
         """
-        lines = [f"% Worked example of layer normalization: ${self._title()[1]}$"]
-        lines += [f"% {note}" for note in self._notes()]
-        for title, rows in self._sections():
-            lines += [rf"\paragraph{{{title}.}}", r"\begin{align*}"]
-            body = []
-            for row in rows:
-                line = f"  {row.latex_symbol} &= "
-                if row.latex_formula:
-                    line += f"{row.latex_formula} = "
-                line += latex_value(row.value)
-                if not isinstance(row.value, tuple | sympy.MatrixBase) and not is_integer(
-                    row.value
-                ):
-                    line += rf" \approx {decimal_text(row.value)}"
-                body.append(line)
-            lines.append(" \\\\\n".join(body))
-            lines.append(r"\end{align*}")
-        return "\n".join(lines) + "\n"
+        heading = f"Worked example of layer normalization: ${self._title()[1]}$"
+        return latex_body(heading, self._notes(), self._sections(), latex_value, decimal_text)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: exact values as SymPy strings, decimals as floats (or None).
@@ -244,3 +229,29 @@ class WorkedExample:
           "d": 2,
         """
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def latex_body(
+    heading: str,
+    notes: list[str],
+    sections: list[tuple[str, list[Row]]],
+    value: Callable[[Any], str],
+    decimal: Callable[[Any], str],
+) -> str:
+    """The LaTeX body of a worked example (a single vector's or a batch's): the heading and
+    notes as comments, one ``align*`` block per section, a scalar's decimal beside it."""
+    lines = [f"% {heading}", *(f"% {note}" for note in notes)]
+    for title, rows in sections:
+        lines += [rf"\paragraph{{{title}.}}", r"\begin{align*}"]
+        body = []
+        for row in rows:
+            line = f"  {row.latex_symbol} &= "
+            if row.latex_formula:
+                line += f"{row.latex_formula} = "
+            line += value(row.value)
+            if not isinstance(row.value, tuple | sympy.MatrixBase) and not is_integer(row.value):
+                line += rf" \approx {decimal(row.value)}"
+            body.append(line)
+        lines.append(" \\\\\n".join(body))
+        lines.append(r"\end{align*}")
+    return "\n".join(lines) + "\n"

@@ -28,7 +28,8 @@ input), :mod:`~lnsym.exact.example_ir` (the computation through the IR),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import sympy
@@ -63,8 +64,25 @@ __all__ = [
     "perturbation_ratio",
     "required_variance",
     "same_value",
+    "sympy_root_failures",
     "worked_example",
 ]
+
+
+@contextmanager
+def sympy_root_failures() -> Iterator[None]:
+    """Exact arithmetic of a worked example, with SymPy's failure on some square roots as
+    one :class:`ExactArithmeticError`: SymPy 1.14's factorint, used by sqrt to pull out
+    square factors, can fail on some large integers (sympy/sympy#28621)."""
+    try:
+        yield
+    except ValueError as exc:
+        if isinstance(exc, UserInputError) or "is not a prime factor" not in str(exc):
+            raise
+        raise ExactArithmeticError(
+            "SymPy failed to take an exact square root for these numbers "
+            "(SymPy bug sympy/sympy#28621); try inputs with fewer digits"
+        ) from None
 
 
 def worked_example(
@@ -118,19 +136,10 @@ def worked_example(
         idealized=idealized,
     )
     h = inputs.perturbation
-    try:
+    with sympy_root_failures():
         values = through_ir(inputs)
         check_against_closed_forms(inputs, values)
         bound = lipschitz_bound(inputs.gamma, inputs.eps) if h is not None else None
-    except ValueError as exc:
-        # SymPy 1.14's factorint, used by sqrt to pull out square factors, can fail on some
-        # large integers (sympy/sympy#28621): report that in one line, not a traceback.
-        if isinstance(exc, UserInputError) or "is not a prime factor" not in str(exc):
-            raise
-        raise ExactArithmeticError(
-            "SymPy failed to take an exact square root for these numbers "
-            "(SymPy bug sympy/sympy#28621); try inputs with fewer digits"
-        ) from None
     return WorkedExample(
         z=inputs.z,
         eps=inputs.eps,
