@@ -10,7 +10,6 @@ re-checked by :func:`recheck`, which writes the statement out afresh at those si
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import time
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ import sympy
 from lnsym import ir
 from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome, Statement
 from lnsym.engines.concrete.engine import evidence as scalar_evidence
+from lnsym.engines.concrete.problem import distinct_nodes
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
 from lnsym.errors import DomainError
 from lnsym.ir.lowering import lower_relation, sizes_for, sizes_text
@@ -99,22 +99,9 @@ def _small(relation: Relation, point: Counterexample) -> Counterexample:
 
 
 def _symbols(relation: Relation) -> dict[str, sympy.Symbol]:
-    """The symbols of a lowered relation by name, each shared node visited once."""
-    out: dict[str, sympy.Symbol] = {}
-    seen: set[int] = set()
-    stack: list[object] = [relation.lhs, relation.rhs]
-    while stack:
-        x = stack.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        if isinstance(x, ir.Const):
-            out.update((str(s), s) for s in x.value.free_symbols)
-        elif isinstance(x, tuple | list):
-            stack.extend(x)
-        elif isinstance(x, ir.Expr) and dataclasses.is_dataclass(x):
-            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x))
-    return out
+    """The symbols of a lowered relation by name."""
+    nodes = distinct_nodes(relation.lhs, relation.rhs)
+    return {str(s): s for x in nodes if isinstance(x, ir.Const) for s in x.value.free_symbols}
 
 
 def _by_size(bounds: tuple[int, ...], total: int | None = None) -> Iterator[tuple[int, ...]]:
