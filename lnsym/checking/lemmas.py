@@ -43,7 +43,7 @@ def _applied(check: Callable[[], str]) -> Decision:
 
 
 def _equal(engine: GeneralEngine, a: ir.Expr, b: ir.Expr, assumptions: Assumptions) -> bool:
-    return a == b or engine.residual(a, b, tuple(assumptions)) is None
+    return a == b or engine.equal(a, b, tuple(assumptions))
 
 
 def _implied(premise: Any, claim: Assumptions) -> None:

@@ -43,10 +43,20 @@ class Expr:
     :class:`~lnsym.errors.ExpressionError` for mixtures that have no meaning.
     """
 
-    __slots__ = ()
+    # The hash, once computed: a dataclass hashes the tuple of its fields, which walks the
+    # whole subtree at every dictionary lookup — the engines' memo tables do millions.
+    __slots__ = ("_hash",)
     # SymPy's operators defer to an operand with a higher _op_priority, so that
     # ``sympy_expr * vector`` reaches our __rmul__ instead of failing inside SymPy.
     _op_priority = 100.0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # @dataclass(frozen=True) puts its structural __hash__ in the class it builds (with
+        # slots=True, a second class, which comes through here again): keep it, cached.
+        super().__init_subclass__(**kwargs)
+        structural = cls.__dict__.get("__hash__")
+        if structural is not None and not hasattr(structural, "structural"):
+            cls.__hash__ = _cached_hash(structural)  # type: ignore[method-assign,assignment]
 
     @property
     def kind(self) -> str:
@@ -110,6 +120,21 @@ class Expr:
 
     def __pow__(self, exponent: Any) -> Expr:
         return power(self, exponent)
+
+
+def _cached_hash(structural: Callable[[Expr], int]) -> Callable[[Expr], int]:
+    """``structural`` computed once per node (a frozen node's fields never change)."""
+
+    def __hash__(self: Expr) -> int:
+        try:
+            return self._hash  # type: ignore[attr-defined]
+        except AttributeError:
+            value = structural(self)
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    __hash__.structural = structural  # type: ignore[attr-defined]
+    return __hash__
 
 
 class VectorNode(Expr):

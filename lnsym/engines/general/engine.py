@@ -149,6 +149,14 @@ class GeneralEngine:
             )
         return hyp.scalar(left - right)
 
+    def equal(self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()) -> bool:
+        """Whether lhs = rhs for every d: :meth:`residual` without the canonical residual,
+        which is only for display and can cost more than the zero test itself."""
+        diff = self.difference(lhs, rhs, assumptions)
+        if isinstance(diff, VectorForm):
+            return all(is_zero(c) for _, c in diff.terms)
+        return is_zero(diff)
+
     def residual(
         self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()
     ) -> Form | None:
@@ -161,12 +169,15 @@ class GeneralEngine:
             return VectorForm.of({m: _shown(c) for m, c in left_over.items()})
         return None if is_zero(diff) else _shown(diff)
 
-    def decide(self, statement: ir.Eq, assumptions: Iterable[ir.Assumption] = ()) -> Decision:
+    def decide(
+        self, statement: ir.Eq, assumptions: Iterable[ir.Assumption] = (), *, shown: bool = True
+    ) -> Decision:
         """Prove an equality for every d, or report the residual that blocks it.
 
         Sides that apply the same operation to arguments equal for every d are equal
         (congruence), which proves e.g. shift invariance of nested layers without
-        normalizing the whole nest; otherwise the normal forms decide.
+        normalizing the whole nest; otherwise the normal forms decide. With ``shown`` False
+        a failure comes without its residual (the verdict is the same, and cheaper).
         """
         if not isinstance(statement, ir.Eq):
             raise UnsupportedError(
@@ -185,6 +196,10 @@ class GeneralEngine:
         statement = ir.Eq(lhs, rhs)
         if self._congruent(lhs, rhs, assumptions):
             return Decision(True, "the same operations applied to arguments equal for symbolic d")
+        if not shown:
+            if self.equal(lhs, rhs, assumptions):
+                return Decision(True, "normal forms agree for symbolic d")
+            return Decision(False, "lhs − rhs does not vanish for symbolic d")
         rest = self.residual(lhs, rhs, assumptions)
         if rest is None:
             return Decision(True, "normal forms agree for symbolic d")
@@ -194,7 +209,7 @@ class GeneralEngine:
     def _decide_sliced(self, statement: ir.Eq, assumptions: tuple[ir.Assumption, ...]) -> Decision:
         """A matrix statement, decided at the generic indices of a world
         (:mod:`~lnsym.engines.general.slicing`): proved when every case of one world is."""
-        failure: Decision | None = None
+        failure: tuple[str, ir.Relation, tuple[ir.Assumption, ...]] | None = None
         for cases in worlds(statement):
             try:
                 sliced = [slice_relation(statement, world) for world in cases]
@@ -203,18 +218,21 @@ class GeneralEngine:
             # Outside the row world the claim's dimension assumptions speak of another axis:
             # dropping them only strengthens what is proved.
             kept = assumptions if cases[0].axis == d and not cases[0].groups else ()
-            decisions = [self.decide(s, kept) for s in sliced]  # type: ignore[arg-type]
+            # Without residuals: only the failure reported shows one, computed at the end.
+            decisions = [self.decide(s, kept, shown=False) for s in sliced]  # type: ignore[arg-type]
             where = cases[0].describe()
             if all(x.proved for x in decisions):
                 split = ", with each index of e₁ equal to 1 or not" if len(cases) > 1 else ""
                 how = decisions[0].detail.replace(" for symbolic d", "")
                 return Decision(True, f"{where}{split}, for symbolic n, d and m: {how}")
             if failure is None:
-                bad = next(x for x in decisions if not x.proved)
-                how = bad.detail.replace(" for symbolic d", "")
-                failure = Decision(False, f"{where}: {how}", bad.residual)
+                bad = next(s for s, x in zip(sliced, decisions, strict=True) if not x.proved)
+                failure = (where, bad, kept)
         if failure is not None:
-            return failure
+            where, bad, kept = failure
+            shown = self.decide(bad, kept)  # type: ignore[arg-type]
+            how = shown.detail.replace(" for symbolic d", "")
+            return Decision(False, f"{where}: {how}", shown.residual)
         return Decision(False, "no generic row, column or entry reduces the matrices to one axis")
 
     def _congruent(self, a: ir.Expr, b: ir.Expr, assumptions: tuple[ir.Assumption, ...]) -> bool:
@@ -231,7 +249,7 @@ class GeneralEngine:
             return False
         return all(
             x.kind == y.kind
-            and (self._congruent(x, y, assumptions) or self.residual(x, y, assumptions) is None)
+            and (self._congruent(x, y, assumptions) or self.equal(x, y, assumptions))
             for x, y in differing
         )
 
