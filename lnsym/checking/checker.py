@@ -17,10 +17,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from lnsym import ir
 from lnsym.checking.budget import time_budget
+from lnsym.checking.cache import ResultCache
 from lnsym.checking.claims import Claim, DerivationResult, Result, derivation_claims
 from lnsym.checking.proof import Derivation, prove_inequality
 from lnsym.checking.verdicts import Verdict
@@ -42,6 +44,8 @@ class Options:
         max_d: the concrete engine checks d = 1..max_d exactly.
         samples: how many points the numeric engine tries.
         seed: the seed of every random choice, so runs are reproducible.
+        cache_dir: where results are kept between runs and reused while nothing that
+            decides them changes (:mod:`lnsym.checking.cache`); None: not kept.
     """
 
     timeout: float | None = 60.0
@@ -49,6 +53,7 @@ class Options:
     max_d: int = 8
     samples: int = 200
     seed: int = 0
+    cache_dir: Path | None = None
 
 
 Engine = Callable[[Claim, "Checker"], Evidence]
@@ -141,6 +146,11 @@ class Checker:
         self.options = options or Options()
         self.general = GeneralEngine()
         self._results: dict[Claim, Result] = {}
+        self._cache = (
+            None
+            if self.options.cache_dir is None
+            else ResultCache(self.options.cache_dir, self.options)
+        )
 
     def check(self, claim: Claim) -> Result:
         """Run every configured engine on ``claim`` within its budget and give a verdict.
@@ -148,7 +158,12 @@ class Checker:
         Results are remembered, so a claim used as a premise is checked once per checker.
         """
         if claim not in self._results:
-            self._results[claim] = self._check(claim)
+            result = None if self._cache is None else self._cache.get(claim)
+            if result is None:
+                result = self._check(claim)
+                if self._cache is not None:
+                    self._cache.put(claim, result)
+            self._results[claim] = result
         return self._results[claim]
 
     def _check(self, claim: Claim) -> Result:

@@ -135,6 +135,13 @@ def add_check_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--seed", type=natural, default=0, metavar="N", help="seed of every random choice"
     )
+    group.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every claim afresh instead of reusing results kept by earlier runs of "
+        "the same lnsym (kept in $LNSYM_CACHE_DIR or ~/.cache/lnsym; LNSYM_CACHE=off also "
+        "turns it off)",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -143,6 +150,7 @@ def add_check_options(parser: argparse.ArgumentParser) -> None:
 
 def checker_options(args: argparse.Namespace) -> Any:
     """The :class:`~lnsym.checking.checker.Options` of :func:`add_check_options`' values."""
+    from lnsym.checking.cache import default_dir
     from lnsym.checking.checker import Options
 
     return Options(
@@ -151,6 +159,7 @@ def checker_options(args: argparse.Namespace) -> Any:
         max_d=args.max_d,
         samples=args.samples,
         seed=args.seed,
+        cache_dir=None if args.no_cache else default_dir(),
     )
 
 

@@ -99,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
-        rendered = render_report(model, formats, build=not args.check, review=review)
+        rendered = render_report(
+            model, formats, build=not args.check, review=review, reuse=args.out
+        )
     except PdfBuildError as exc:
         print(f"lnsym: error: {exc}", file=sys.stderr)
         return 1

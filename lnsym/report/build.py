@@ -122,6 +122,7 @@ def render_report(
     build: bool = True,
     pdf_builder: Callable[[str, dict[str, bytes]], PdfBuild] | None = None,
     review: ReviewModel | None = None,
+    reuse: Path | None = None,
 ) -> Rendered:
     """Render ``model`` (and ``review``, if given) into the files of ``formats``, in memory.
 
@@ -132,6 +133,8 @@ def render_report(
             fingerprints, which is all :func:`stale_files` needs).
         pdf_builder: compiles LaTeX (default: :func:`~lnsym.report.pdf.build_pdf`).
         review: the source review, rendered as ``source-review.*`` beside the report.
+        reuse: a directory whose PDFs are kept instead of rebuilt when they carry the
+            fingerprint of the current LaTeX and figures (the PDF is a function of them).
 
     Raises:
         PdfBuildError: when a PDF is asked for, the tools are there, and the build fails.
@@ -169,6 +172,12 @@ def render_report(
             out.pdf_fingerprints[f"{name}.pdf"] = digest
             latex_sources[name] = (tex, pdf_figures)
 
+    if reuse is not None:
+        for name in list(latex_sources):
+            found = _current_pdf(reuse / f"{name}.pdf", out.pdf_fingerprints[f"{name}.pdf"])
+            if found is not None:
+                out.files[f"{name}.pdf"] = found
+                del latex_sources[name]
     if not latex_sources or not build:
         return out
     missing = missing_tools()
@@ -189,6 +198,15 @@ def render_report(
             out.files[f"{name}.pdf"] = result.pdf
             out.overfull.extend(f"{name}.pdf: {line}" for line in result.overfull)
     return out
+
+
+def _current_pdf(path: Path, digest: str) -> bytes | None:
+    """The bytes of the PDF at ``path`` if it was built from the source of ``digest``."""
+    try:
+        pdf = path.read_bytes()
+    except OSError:
+        return None
+    return pdf if _FINGERPRINT_PREFIX + digest.encode() in pdf else None
 
 
 def _used_figures(model: ReportModel) -> list[FigureSpec]:

@@ -302,7 +302,7 @@ def test_report_check_passes_with_every_cpu_busy_and_another_hash_seed(tmp_path)
     module.write_text(LOADED_MODULE)
     out = tmp_path / "reports"
     command = [sys.executable, "-m", "lnsym", "report", str(module), "--out", str(out)]
-    command += ["--format", "md,tex", "-j", "2", "--timeout", "600"]
+    command += ["--format", "md,tex", "-j", "2", "--timeout", "600", "--no-cache"]
     quiet = {**os.environ, "PYTHONHASHSEED": "1", "MPLBACKEND": "pdf"}
     written = subprocess.run(command, env=quiet, capture_output=True, text=True, check=False)
     assert written.returncode == 0, written.stdout + written.stderr
