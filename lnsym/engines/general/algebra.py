@@ -156,7 +156,19 @@ def _fraction(f: sympy.Expr, limit: int = TERM_LIMIT) -> tuple[sympy.Expr, sympy
             f"too large for the general engine: up to {size:.2g} terms after expansion "
             f"(limit {limit:,})"
         )
-    num, den = sympy.fraction(sympy.together(f))
+    return _reduced(*_split(f))
+
+
+def _split(f: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """(numerator, denominator) of ``f``; a polynomial is its own numerator, without the
+    cost of ``together`` (whose common-factor search dominates on polynomials in roots)."""
+    if all(p.exp.is_Integer and p.exp >= 0 for p in f.atoms(sympy.Pow)):
+        return f, sympy.Integer(1)
+    return sympy.fraction(sympy.together(f))
+
+
+def _reduced(num: sympy.Expr, den: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """num/den expanded, with every r^k (k ≥ 2) replaced by R^(k//2)·r^(k mod 2)."""
     while True:
         num, den = sympy.expand(num), sympy.expand(den)
         if num.has(sympy.zoo, sympy.nan) or den == 0:
@@ -164,8 +176,8 @@ def _fraction(f: sympy.Expr, limit: int = TERM_LIMIT) -> tuple[sympy.Expr, sympy
         reduced_num, reduced_den = _reduce_powers(num), _reduce_powers(den)
         if reduced_num == num and reduced_den == den:
             return num, den
-        n1, d1 = sympy.fraction(sympy.together(reduced_num))
-        n2, d2 = sympy.fraction(sympy.together(reduced_den))
+        n1, d1 = _split(reduced_num)
+        n2, d2 = _split(reduced_den)
         num, den = n1 * d2, d1 * n2
 
 
@@ -193,7 +205,17 @@ def canonical(f: sympy.Expr, limit: int = TERM_LIMIT) -> sympy.Expr:
     for r in _roots_in(den):
         while den.has(r):
             a, b = den.coeff(r, 0), den.coeff(r, 1)
-            num, den = _fraction((num * (a - b * r)) / (a**2 - b**2 * _ROOTS[r]), limit)
+            # num/den = num·(a − b·r) / (a² − b²·R): the same bound as one fraction, then
+            # numerator and denominator split apart (each is a polynomial but for R).
+            rationalized = num * (a - b * r), a**2 - b**2 * _ROOTS[r]
+            if (size := term_bound(rationalized[0] / rationalized[1])) > limit:
+                raise UnsupportedError(
+                    f"too large for the general engine: up to {size:.2g} terms after "
+                    f"expansion (limit {limit:,})"
+                )
+            n1, d1 = _split(rationalized[0])
+            n2, d2 = _split(rationalized[1])
+            num, den = _reduced(n1 * d2, d1 * n2)
     roots = _roots_in(num)
     if not roots:
         return sympy.cancel(num / den)
