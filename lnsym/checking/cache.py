@@ -23,6 +23,7 @@ import hashlib
 import os
 import pickle
 import platform
+import re
 import sys
 import tempfile
 import types
@@ -35,7 +36,6 @@ import sympy
 from lnsym.engines.base import Outcome
 
 if TYPE_CHECKING:
-    from lnsym.checking.checker import Options
     from lnsym.checking.claims import Claim, Result
 
 #: Bump when the stored format or the meaning of a key changes.
@@ -56,11 +56,12 @@ def default_dir() -> Path | None:
 
 
 class ResultCache:
-    """Results of claims under ``root``, for checks made with ``options``."""
+    """Results of claims under ``root``, for checks made with ``settings``: the checking
+    options that choose the evidence (``Options.evidence_settings()``)."""
 
-    def __init__(self, root: Path, options: Options) -> None:
-        self.root = Path(root) / _environment()
-        self._options = (options.engines, options.max_d, options.samples, options.seed)
+    def __init__(self, root: Path, settings: tuple[Any, ...]) -> None:
+        self.root = Path(root) / f"results-{FORMAT}" / _environment()
+        self._options = settings
 
     def get(self, claim: Claim) -> Result | None:
         """The stored result of ``claim`` (with this very claim object), or None."""
@@ -77,6 +78,8 @@ class ResultCache:
         """Keep ``result`` unless it depends on the clock; a failed write is only a miss."""
         if any(e.outcome == Outcome.TIMEOUT for e in result.evidence):
             return
+        if any(e.detail.startswith("internal ") for e in result.evidence):
+            return  # an engine crashed (perhaps out of memory): not a fact about the claim
         path = self._path(claim)
         if path is None:
             return
@@ -179,13 +182,13 @@ def _environment() -> str:
 
 
 _TIDIED: set[Path] = set()
+_DIGEST = re.compile("[0-9a-f]{32}")
 
 
 def _forget_other_environments(current: Path) -> None:
     """Remove the results of other lnsym versions: they can never be read again."""
-    parent = current.parent
-    for other in parent.iterdir():
-        if other != current and other.is_dir() and len(other.name) == 32:
+    for other in current.parent.iterdir():  # results-<FORMAT>/: only lnsym writes there
+        if other != current and other.is_dir() and _DIGEST.fullmatch(other.name):
             _remove_tree(other)
 
 

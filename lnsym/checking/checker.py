@@ -55,6 +55,10 @@ class Options:
     seed: int = 0
     cache_dir: Path | None = None
 
+    def evidence_settings(self) -> tuple[Any, ...]:
+        """The options that choose the evidence (not the safety net, not where it is kept)."""
+        return (self.engines, self.max_d, self.samples, self.seed)
+
 
 Engine = Callable[[Claim, "Checker"], Evidence]
 
@@ -146,11 +150,9 @@ class Checker:
         self.options = options or Options()
         self.general = GeneralEngine()
         self._results: dict[Claim, Result] = {}
-        self._cache = (
-            None
-            if self.options.cache_dir is None
-            else ResultCache(self.options.cache_dir, self.options)
-        )
+        cache_dir = self.options.cache_dir
+        settings = self.options.evidence_settings()
+        self._cache = None if cache_dir is None else ResultCache(cache_dir, settings)
 
     def check(self, claim: Claim) -> Result:
         """Run every configured engine on ``claim`` within its budget and give a verdict.

@@ -68,9 +68,9 @@ def test_a_second_checker_reads_what_the_first_found(tmp_path, monkeypatch):
 )
 def test_other_options_are_checked_afresh(tmp_path, changed):
     _checker(tmp_path).check(SHIFT)
-    other = ResultCache(tmp_path, Options(cache_dir=tmp_path, **changed))
+    other = ResultCache(tmp_path, Options(**changed).evidence_settings())
     assert other.get(SHIFT) is None
-    assert ResultCache(tmp_path, Options(cache_dir=tmp_path, timeout=5)).get(SHIFT) is not None
+    assert ResultCache(tmp_path, Options(timeout=5).evidence_settings()).get(SHIFT) is not None
 
 
 def test_the_key_sees_every_difference_of_structure_and_assumption():
@@ -108,14 +108,14 @@ def test_code_from_outside_lnsym_is_never_keyed(tmp_path):
     assert content_key(claim) is None
     cited = Claim("cache.by_spectral", Eq(core(z), core(z)), proof=by_lemma(SPECTRAL_NORM, premise))
     assert content_key(cited) is not None
-    cache = ResultCache(tmp_path, Options())
+    cache = ResultCache(tmp_path, Options().evidence_settings())
     cache.put(claim, Result(claim, Verdict.PROVED, (), 0.0))
     assert cache.get(claim) is None
     assert not any(p.suffix == ".pickle" for p in tmp_path.rglob("*"))
 
 
 def test_a_result_cut_by_the_clock_is_not_kept(tmp_path):
-    cache = ResultCache(tmp_path, Options())
+    cache = ResultCache(tmp_path, Options().evidence_settings())
     stopped = Evidence("concrete", Outcome.TIMEOUT, "the wall-clock safety net ran out", 1.0)
     cache.put(SHIFT, Result(SHIFT, Verdict.TIMEOUT, (stopped,), 1.0))
     assert cache.get(SHIFT) is None
@@ -125,7 +125,7 @@ def test_a_damaged_entry_is_a_miss(tmp_path):
     _checker(tmp_path).check(SHIFT)
     (entry,) = tmp_path.rglob("*.pickle")
     entry.write_bytes(b"not a pickle")
-    assert ResultCache(tmp_path, Options()).get(SHIFT) is None
+    assert ResultCache(tmp_path, Options().evidence_settings()).get(SHIFT) is None
     assert _checker(tmp_path).check(SHIFT).verdict == Verdict.PROVED
 
 
@@ -182,3 +182,23 @@ def test_the_command_line_keeps_results_unless_told_not_to(tmp_path):
     assert (
         _without_times(cold.stdout) == _without_times(first.stdout) == _without_times(warm.stdout)
     )
+
+
+def test_only_results_of_other_lnsym_versions_are_removed(tmp_path, monkeypatch):
+    results = tmp_path / f"results-{cache_module.FORMAT}"
+    stale = results / ("0" * 32)
+    (stale / "ab").mkdir(parents=True)
+    (stale / "ab" / "old.pickle").write_bytes(b"old")
+    mine = tmp_path / ("1" * 32)  # not in lnsym's own folder: never touched
+    mine.mkdir()
+    monkeypatch.setattr(cache_module, "_TIDIED", set())
+    _checker(tmp_path).check(SHIFT)
+    assert not stale.exists() and mine.is_dir()
+    assert len(list(results.rglob("*.pickle"))) == 1
+
+
+def test_an_engine_crash_is_not_kept(tmp_path):
+    cache = ResultCache(tmp_path, Options().evidence_settings())
+    crash = Evidence("concrete", Outcome.ERROR, "internal MemoryError: ", 1.0)
+    cache.put(SHIFT, Result(SHIFT, Verdict.ERROR, (crash,), 1.0))
+    assert cache.get(SHIFT) is None
