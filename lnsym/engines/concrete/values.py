@@ -307,9 +307,12 @@ class _Evaluator:
         w = tuple(sympy.Dummy(f"w{i}") for i in range(self.d))
         value = self._directional(f, wrt, w, cotangent, generic=w)
 
+        # x is linear and homogeneous in w (w enters numerators only, through d/dt at t = 0),
+        # so its coefficient of wᵢ is x at w = eᵢ: no expansion of x is needed.
+        units = [{wj: _ONE if i == j else _ZERO for j, wj in enumerate(w)} for i in range(self.d)]
+
         def coefficients(x: sympy.Expr) -> tuple[sympy.Expr, ...]:
-            found = sympy.expand(x).as_coefficients_dict(*w)
-            return tuple(found.get(wi, _ZERO) for wi in w)
+            return tuple(x.xreplace(unit) for unit in units)
 
         if isinstance(value, tuple):
             return tuple(coefficients(x) for x in value)
