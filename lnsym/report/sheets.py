@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from lnsym.exact.exercises import Sheet
 from lnsym.report.build import FORMATS, Rendered, fingerprint
@@ -92,6 +93,7 @@ def render_sheet(
             f"{' and '.join(missing)} not found: the PDFs were not built "
             f"(Debian: apt-get install {' '.join(TEX_PACKAGES)})"
         )
+    sources: dict[str, str] = {}
     for name in DOCUMENTS:
         answers = name == "answers"
         if "md" in formats:
@@ -103,7 +105,12 @@ def render_sheet(
         if "tex" in formats:
             out.files[f"{name}.tex"] = tex.encode()
         if "pdf" in formats and build and not missing:
-            result = build_pdf(tex, {}, name)
+            sources[name] = tex
+    # Each PDF is a separate latexmk process: build them side by side, keep their order.
+    with ThreadPoolExecutor(max_workers=max(1, len(sources))) as pool:
+        builds = {name: pool.submit(build_pdf, tex, {}, name) for name, tex in sources.items()}
+        for name, future in builds.items():
+            result = future.result()
             out.files[f"{name}.pdf"] = result.pdf
             out.overfull += [f"{name}.pdf: {line}" for line in result.overfull]
     return out

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -514,14 +515,15 @@ def test_markdown_math_renders_with_katex():
 
 def test_pdfs_build_without_overfull_lines_reproducibly():
     need(tex_available(), "latexmk with pdflatex (texlive)")
-    first = render_sheet(sheet(1, 12), ("pdf",))
+    sheets = [sheet(1, 12), sheet(1, 12), sheet(5, 7, (6, 8))]  # the last: 8 × 8 matrices
+    with ThreadPoolExecutor(max_workers=len(sheets)) as pool:  # latexmk processes
+        first, again, wide = pool.map(lambda s: render_sheet(s, ("pdf",)), sheets)
     assert sorted(first.files) == ["answers.pdf", "exercises.pdf"]
     assert first.overfull == []
     for name, pdf in first.files.items():
         assert pdf.startswith(b"%PDF-"), name
         assert b"lnsym-fingerprint-" in pdf and b"/CreationDate" not in pdf
-    assert render_sheet(sheet(1, 12), ("pdf",)).files == first.files
-    wide = render_sheet(sheet(5, 7, (6, 8)), ("pdf",))  # 8 × 8 matrices, long vectors
+    assert again.files == first.files
     assert wide.overfull == []
 
 
