@@ -338,14 +338,15 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
     survives, a numeric engine's violating sample is evaluated exactly too, and added as
     an exact counterexample when the violation is real there.
     """
-    from lnsym.engines.concrete.engine import promote
+    from lnsym.engines.concrete.engine import promote as promote_vectors
     from lnsym.engines.concrete.engine import recheck as recheck_vectors
+    from lnsym.engines.concrete.matrices import promote as promote_matrices
     from lnsym.engines.concrete.matrices import recheck as recheck_matrices
 
     # Matrices are re-checked entry by entry, written out afresh at the point's sizes.
-    recheck: Callable[..., tuple[Any, str]] = (
-        recheck_matrices if has_matrices(claim.statement) else recheck_vectors
-    )
+    matrices = has_matrices(claim.statement)
+    recheck: Callable[..., tuple[Any, str]] = recheck_matrices if matrices else recheck_vectors
+    promote: Callable[..., tuple[Any, str]] = promote_matrices if matrices else promote_vectors
 
     out: list[Evidence] = []
     confirmed = False

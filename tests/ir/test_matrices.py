@@ -152,6 +152,27 @@ def test_counterexamples_on_matrices_use_small_values():
     assert all(abs(v.p) <= 3 and v.q <= 2 for v in values), dict(result.counterexample.scalars)
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        Eq(layer_norm_rows(Z + SHIFT_COLS, eps=0), layer_norm_rows(Z, eps=0)),
+        Eq(batch_norm(Z + SHIFT_ROWS, eps=0), batch_norm(Z, eps=0)),
+        Eq(layer_norm_rows(delta * Z, eps=eps), layer_norm_rows(Z)),
+    ],
+)
+def test_the_numeric_engine_alone_refutes_a_matrix_claim_exactly(statement):
+    # Its violating sample of one entry is made exact and re-checked at that entry, as a
+    # vector claim's is: REFUTED, not "contradicted but no exact counterexample" (ERROR).
+    from lnsym.checking.checker import Checker, Options
+
+    result = Checker(Options(engines=("numeric",))).check(Claim("t.numeric", statement))
+    assert result.verdict == "REFUTED", result.reason
+    point = result.counterexample
+    assert set(point.sizes) == {"n", "d", "m"} and len(point.entry) == 2
+    assert all(isinstance(v, sympy.Rational) for v in point.scalars.values())
+    assert result.evidence[-1].engine == "exact" and result.evidence[-1].data["rechecked"]
+
+
 # False statements that a careless slice would prove: a square matrix seen on its diagonal
 # only, a factor varying along a sum pulled out of it, e₁ on two axes given one case split,
 # e₁ fixed inside a sum over its own index, a made-up name equal to a user's name, and a

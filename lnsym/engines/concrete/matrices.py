@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from typing import Any
 
 import sympy
 
@@ -21,6 +22,7 @@ from lnsym import ir
 from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome, Statement
 from lnsym.engines.concrete.engine import evidence as scalar_evidence
 from lnsym.engines.concrete.problem import distinct_nodes
+from lnsym.engines.concrete.recheck import promote as scalar_promote
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
 from lnsym.errors import DomainError
 from lnsym.ir.lowering import lower_relation, sizes_for, sizes_text
@@ -129,3 +131,24 @@ def recheck(claim: Checkable, point: Counterexample) -> tuple[Counterexample | N
     if found is None:
         return None, how
     return replace(found, d=point.d, sizes=point.sizes, entry=point.entry), how
+
+
+def promote(claim: Checkable, sample: Mapping[str, Any]) -> tuple[Counterexample | None, str]:
+    """Make the numeric engine's violating sample of one entry an exact counterexample: the
+    statement is written afresh at the sample's sizes and that entry evaluated exactly at
+    the sample read as rationals (:func:`lnsym.engines.concrete.recheck.promote`)."""
+    try:
+        named = {str(k): int(v) for k, v in sample["sizes"].items()}
+        sizes = {_NAMES[k]: v for k, v in named.items()}
+        entry = tuple(int(i) for i in sample["entry"])
+    except (KeyError, TypeError, ValueError) as exc:
+        return None, f"the sample does not say which entry it violates: {exc}"
+    entries = dict(lower_relation(claim.statement, sizes))
+    if entry not in entries:
+        return None, f"the statement has no entry {entry} at those sizes"
+    relation = entries[entry]
+    scalar = {k: v for k, v in sample.items() if k not in ("sizes", "entry")}
+    found, how = scalar_promote(Statement(relation), scalar)
+    if found is None:
+        return None, how
+    return replace(_small(relation, found), d=sizes[d], sizes=named, entry=entry), how

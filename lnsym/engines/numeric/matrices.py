@@ -54,7 +54,10 @@ def evidence(claim: Checkable, *, samples: int, seed: int) -> Evidence:
             found = scalar_evidence(Statement(relation), samples=each, seed=seed)
         if found.outcome != Outcome.CONSISTENT:
             detail = f"entry {index} for {sizes_text(sizes)}: {found.detail}"
-            data = {k: v for k, v in found.data.items() if k != "sample"} | {"exact": False}
+            data = found.data | {"exact": False}
+            if "sample" in data:  # where it is, so that the checker can make it exact
+                named = {str(k): v for k, v in sizes.items()}
+                data["sample"] = {**data["sample"], "sizes": named, "entry": list(index)}
             return Evidence("numeric", found.outcome, detail, time.perf_counter() - start, data)
     detail = f"no violation in {each} samples of each of {len(entries)} entries at small n, d, m"
     data = {"exact": False}
