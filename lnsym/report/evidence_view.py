@@ -221,7 +221,11 @@ def counterexample_entries(found: Counterexample | None) -> tuple[Entry, ...]:
     decimals."""
     if found is None:
         return ()
-    entries = [Entry("", Math(latex(ir.d)), str(found.d))]
+    if found.sizes:  # a matrix claim: its sizes, and the entry whose sides differ
+        entries = [Entry("", Math(latex(sympy.Symbol(k))), str(v)) for k, v in found.sizes.items()]
+        entries.append(Entry("entry", text="(" + ", ".join(map(str, found.entry)) + ")"))
+    else:
+        entries = [Entry("", Math(latex(ir.d)), str(found.d))]
     entries += [
         Entry("", Math(latex(ir.VectorAtom(a))), math=Math(latex_value([_fraction(x) for x in v])))
         for a, v in found.vectors.items()

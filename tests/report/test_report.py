@@ -28,6 +28,7 @@ from lnsym.report.build import (
     write_report,
 )
 from lnsym.report.document import document_for
+from lnsym.report.evidence_view import counterexample_entries
 from lnsym.report.model import build_model, claim_view, evidence_entries, shorten
 from lnsym.report.pdf import PdfBuildError
 from lnsym.report.render import render
@@ -212,6 +213,15 @@ def test_refuted_claim_renders_counterexample_in_both_formats():
     tex = render(demo, "tex")
     assert r"Counterexample: $d$ = 2; $\mathbf{z} = (1, 2)$;" in tex
     assert "0.071" not in tex
+
+
+def test_a_matrix_counterexample_names_its_sizes_and_entry():
+    found = Counterexample(
+        2, {}, {"Z11": sympy.Integer(0), "c12": sympy.Integer(1)}, sympy.Integer(-1),
+        sympy.Integer(0), "eq", sizes={"n": 2, "d": 2, "m": 1}, entry=(1, 2),
+    )  # fmt: skip
+    shown = [(e.label, e.label_math, e.text) for e in counterexample_entries(found)[:4]]
+    assert shown == [("", "n", "2"), ("", "d", "2"), ("", "m", "1"), ("entry", None, "(1, 2)")]
 
 
 def test_evidence_entries_and_shorten():
