@@ -11,11 +11,13 @@ Claims that hold objects lnsym cannot key by content (a function or class from a
 module, say a lemma schema of their own) are never cached. The command line uses the cache
 unless ``--no-cache`` is given or ``$LNSYM_CACHE`` is ``off`` (directory: ``$LNSYM_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/lnsym``, else ``~/.cache/lnsym``); the Python API only when asked
-(``Options(cache_dir=...)``).
+(``Options(cache_dir=...)``). Entries are Python pickles, so the directory must be writable
+by you alone, like any cache of Python objects.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -84,16 +86,21 @@ class ResultCache:
         if path is None:
             return
         try:
+            data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 — evidence that cannot be stored is not kept
+            return
+        try:
             path.parent.mkdir(parents=True, exist_ok=True)
             if self.root not in _TIDIED:
                 _forget_other_environments(self.root)
                 _TIDIED.add(self.root)
             # Written beside its place and renamed: a reader never sees half an entry.
             with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
-                tmp.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+                tmp.write(data)
             os.replace(tmp.name, path)
         except OSError:
-            return
+            with contextlib.suppress(OSError, NameError):
+                os.unlink(tmp.name)
 
     def _path(self, claim: Claim) -> Path | None:
         key = content_key((self._options, claim))

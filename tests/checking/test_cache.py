@@ -202,3 +202,11 @@ def test_an_engine_crash_is_not_kept(tmp_path):
     crash = Evidence("concrete", Outcome.ERROR, "internal MemoryError: ", 1.0)
     cache.put(SHIFT, Result(SHIFT, Verdict.ERROR, (crash,), 1.0))
     assert cache.get(SHIFT) is None
+
+
+def test_a_result_that_cannot_be_stored_is_only_not_kept(tmp_path):
+    cache = ResultCache(tmp_path, Options().evidence_settings())
+    odd = Evidence("numeric", Outcome.CONSISTENT, "fine", 0.0, {"handle": lambda: None})
+    cache.put(SHIFT, Result(SHIFT, Verdict.CONSISTENT, (odd,), 0.0))  # lambdas do not pickle
+    assert cache.get(SHIFT) is None
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))
