@@ -29,7 +29,6 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "lnsym.commands",
         "lnsym.junit",
         "lnsym.language",
-        "lnsym.pytest_plugin",
         "lnsym.__main__",
         "lnsym",
     ),

@@ -19,6 +19,9 @@ def test_wheel_contains_the_catalog_and_verifies_it(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "lnsym/derivations/03_jacobian.py" in names
     assert "lnsym/py.typed" in names
+    assert "lnsym_pytest.py" in names  # the pytest plugin, beside the package
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "lnsym = lnsym_pytest" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
     site = tmp_path / "site"
     install_command = ["pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)]

@@ -68,6 +68,19 @@ def test_unconfigured_project_collects_nothing_from_lnsym(tmp_path):
     assert "1 passed" in done.stdout
 
 
+def test_an_unconfigured_project_never_imports_lnsym(tmp_path):
+    # The plugin module lives outside the lnsym package: pytest's start-up in a project
+    # that does not use lnsym does not pay for SymPy and the engines (≈ 0.8 s).
+    root = make_project(tmp_path, configured=False)
+    (root / "tests" / "test_plain.py").write_text(
+        "import sys\n\ndef test_lnsym_was_not_imported():\n"
+        "    assert 'lnsym' not in sys.modules and 'sympy' not in sys.modules\n"
+    )
+    done = run_pytest(root)
+    assert done.returncode == 0, done.stdout
+    assert "1 passed" in done.stdout
+
+
 def test_command_line_option_and_disabling(tmp_path):
     root = make_project(tmp_path, configured=False)
     done = run_pytest(root, "--lnsym", "derivations", "-k", "shift or kills")
