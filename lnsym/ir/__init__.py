@@ -58,6 +58,7 @@ from lnsym.ir.nodes import add as add
 from lnsym.ir.nodes import as_scalar as as_scalar
 from lnsym.ir.nodes import as_vector as as_vector
 from lnsym.ir.nodes import center as center
+from lnsym.ir.nodes import distinct_nodes as distinct_nodes
 from lnsym.ir.nodes import dot as dot
 from lnsym.ir.nodes import hadamard as hadamard
 from lnsym.ir.nodes import mean as mean

@@ -20,6 +20,7 @@ mean(z + 2·1)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -195,6 +196,30 @@ def walk(e: Expr) -> list[Expr]:
         out.append(node)
         stack.extend(reversed(node.children()))
     return out
+
+
+def distinct_nodes(*exprs: Expr, definitions: bool = False) -> Iterator[Expr]:
+    """The nodes of ``exprs`` in the order of :func:`walk`, each object once; with
+    ``definitions``, the nodes inside the definition of every defined node (mean, var, …)
+    too.
+
+    An expression written out entry by entry (:mod:`lnsym.ir.lowering`) shares its parts;
+    walking every occurrence costs the size of the tree, not the number of its nodes. In
+    pre-order a repeated object's subtree was walked at its first occurrence, so skipping it
+    keeps the order in which nodes are first met.
+    """
+    seen: dict[int, Expr] = {}  # id → node (kept alive, so that ids stay unique)
+    for e in exprs:
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen[id(node)] = node
+            yield node
+            if definitions and isinstance(node, Defined):
+                stack.append(node.definition())
+            stack.extend(reversed(node.children()))
 
 
 def vector_atoms(e: Expr) -> set[str]:

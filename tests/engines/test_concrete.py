@@ -843,7 +843,6 @@ def test_products_over_the_integers_are_the_rational_products(a, b):
 def test_shared_parts_are_walked_once_in_the_order_of_the_full_walk() -> None:
     # The entries of a matrix statement share their parts (a row's mean, its variance):
     # the engine walks each object once, meeting the nodes in the order ir.walk first does.
-    from lnsym.engines.concrete.problem import distinct_nodes
     from lnsym.engines.concrete.values import _free_variables
     from lnsym.ir.lowering import lower_relation, sizes_for
 
@@ -851,7 +850,7 @@ def test_shared_parts_are_walked_once_in_the_order_of_the_full_walk() -> None:
     (_, relation), *_ = lower_relation(claim.statement, sizes_for(claim.statement)[1])
     full = [*ir.walk(relation.lhs), *ir.walk(relation.rhs)]
     order = [id(x) for x in full]
-    once = distinct_nodes(relation.lhs, relation.rhs)
+    once = list(ir.distinct_nodes(relation.lhs, relation.rhs))
     assert [id(x) for x in once] == sorted(set(order), key=order.index)
     assert len(once) < len(full) / 2
     # What is read off the walk does not depend on how often a part is met.

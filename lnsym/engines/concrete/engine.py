@@ -128,7 +128,6 @@ from lnsym.engines.concrete.points import SMALL_EXPONENT as SMALL_EXPONENT
 from lnsym.engines.concrete.points import _adversarial as _adversarial
 from lnsym.engines.concrete.points import _large_dimensions
 from lnsym.engines.concrete.problem import _Problem as _Problem
-from lnsym.engines.concrete.problem import distinct_nodes
 from lnsym.engines.concrete.recheck import PROMOTE_MAX_D as PROMOTE_MAX_D
 from lnsym.engines.concrete.recheck import promote as promote
 from lnsym.engines.concrete.recheck import recheck as recheck
@@ -334,7 +333,7 @@ def evidence(
 def _mentions_d(statement: ir.Relation) -> bool:
     """Whether d occurs: a scalar claim without it (a matrix entry) is the same at every d."""
     sides = (statement.lhs, statement.rhs, *getattr(statement, "certificate", ()))
-    return any(isinstance(x, ir.Const) and x.value.has(ir.d) for x in distinct_nodes(*sides))
+    return any(isinstance(x, ir.Const) and x.value.has(ir.d) for x in ir.distinct_nodes(*sides))
 
 
 def _certificate(

@@ -21,7 +21,6 @@ import sympy
 from lnsym import ir
 from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome, Statement
 from lnsym.engines.concrete.engine import evidence as scalar_evidence
-from lnsym.engines.concrete.problem import distinct_nodes
 from lnsym.engines.concrete.recheck import promote as scalar_promote
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
 from lnsym.errors import DomainError
@@ -102,7 +101,7 @@ def _small(relation: Relation, point: Counterexample) -> Counterexample:
 
 def _symbols(relation: Relation) -> dict[str, sympy.Symbol]:
     """The symbols of a lowered relation by name."""
-    nodes = distinct_nodes(relation.lhs, relation.rhs)
+    nodes = ir.distinct_nodes(relation.lhs, relation.rhs)
     return {str(s): s for x in nodes if isinstance(x, ir.Const) for s in x.value.free_symbols}
 
 

@@ -31,28 +31,6 @@ _RATIONAL_NODES = (
 )  # fmt: skip
 
 
-def distinct_nodes(*exprs: ir.Expr) -> list[ir.Expr]:
-    """The nodes of ``exprs`` in the order of :func:`lnsym.ir.walk`, each object once.
-
-    An expression written out entry by entry (:mod:`lnsym.ir.lowering`) shares its parts;
-    walking every occurrence costs the size of the tree, not the number of its nodes. In
-    pre-order a repeated object's subtree was walked at its first occurrence, so skipping it
-    keeps the order in which nodes are first met.
-    """
-    seen: dict[int, ir.Expr] = {}  # id → node (kept alive, so that ids stay unique)
-    out: list[ir.Expr] = []
-    for e in exprs:
-        stack = [e]
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen[id(node)] = node
-            out.append(node)
-            stack.extend(reversed(node.children()))
-    return out
-
-
 def _polynomial(e: ir.Expr) -> bool:
     """Whether ``e`` is rational at rational points: rational nodes, integer powers, and
     constants without irrational numbers (√2, π) — scalars are drawn rational."""
@@ -60,7 +38,7 @@ def _polynomial(e: ir.Expr) -> bool:
         (isinstance(n, _RATIONAL_NODES) and not isinstance(n, ir.Const))
         or (isinstance(n, ir.Const) and _rational_constant(n.value))
         or (isinstance(n, ir.Power) and n.exponent.is_integer is True)
-        for n in distinct_nodes(e)
+        for n in ir.distinct_nodes(e)
     )
 
 
@@ -118,7 +96,7 @@ class _Problem:
         assumptions: Sequence[ir.Assumption],
         extras: Sequence[ir.Expr] = (),
     ) -> _Problem:
-        for n in distinct_nodes(lhs, rhs, *extras):
+        for n in ir.distinct_nodes(lhs, rhs, *extras):
             if not isinstance(n, ir.Const):
                 continue
             undefined = n.value.atoms(AppliedUndef)
@@ -142,7 +120,7 @@ class _Problem:
             tuple(sorted(symbols, key=lambda s: s.name)),
             tuple(assumptions),
             principal,
-            any(isinstance(n, OperatorNorm) for n in distinct_nodes(lhs, rhs)),
+            any(isinstance(n, OperatorNorm) for n in ir.distinct_nodes(lhs, rhs)),
             tuple(extras),
         )
 
@@ -157,7 +135,7 @@ class _Problem:
 
     def nodes(self) -> list[ir.Expr]:
         """Every node of both sides and of the extra terms (each object once)."""
-        return distinct_nodes(self.lhs, self.rhs, *self.extras)
+        return list(ir.distinct_nodes(self.lhs, self.rhs, *self.extras))
 
     def constants(self) -> list[sympy.Rational]:
         """The rational numbers written in the claim (where its boundaries tend to be)."""

@@ -26,7 +26,6 @@ from lnsym.engines.numeric.environment import (
     SamplePoint,
     Status,
 )
-from lnsym.engines.numeric.forms import nodes
 
 #: A side may differ from the other by this many times its rounding-error bound.
 _MARGIN = 10.0
@@ -112,7 +111,7 @@ def scalar_only(statement: ir.Relation) -> bool:
     inside definitions), no ``ones`` and no ``d`` — so that no value depends on a point's
     dimension."""
     for side in (statement.lhs, statement.rhs):
-        for node in nodes(side):
+        for node in ir.distinct_nodes(side, definitions=True):
             if node.kind != "scalar" or isinstance(node, ir.Ones | ir.VectorAtom):
                 return False
             if isinstance(node, ir.Const) and node.value.has(ir.d):

@@ -45,7 +45,7 @@ from lnsym.engines.numeric.comparison import compare as _compare  # noqa: F401 (
 from lnsym.engines.numeric.comparison import compare_all as _compare_all
 from lnsym.engines.numeric.environment import SamplePoint as SamplePoint
 from lnsym.engines.numeric.environment import real_dtype
-from lnsym.engines.numeric.forms import DERIVATIVES, has_derivative, nodes
+from lnsym.engines.numeric.forms import DERIVATIVES, has_derivative
 from lnsym.engines.numeric.pointwise import evaluate as evaluate
 from lnsym.engines.numeric.pointwise import jacobian as jacobian
 from lnsym.engines.numeric.pointwise import lipschitz_ratio as lipschitz_ratio
@@ -203,7 +203,7 @@ def _method(statement: ir.Relation) -> str:
     derivatives = [
         n
         for side in (statement.lhs, statement.rhs)
-        for n in nodes(side)
+        for n in ir.distinct_nodes(side, definitions=True)
         if isinstance(n, DERIVATIVES)
     ]
     if not derivatives:

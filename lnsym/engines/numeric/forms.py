@@ -9,7 +9,6 @@ central differences.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import lru_cache
 
 import sympy
@@ -28,30 +27,9 @@ _NOT_ANALYTIC = (
 )  # fmt: skip
 
 
-def nodes(e: ir.Expr) -> Iterator[ir.Expr]:
-    """Every node of ``e``, looking inside the definitions of defined nodes too.
-
-    A node object met again is not walked again: an expression written out entry by entry
-    (:mod:`lnsym.ir.lowering`) shares its parts, and walking every occurrence would cost the
-    size of the tree instead of the number of distinct nodes. Every caller collects a set
-    or asks whether any node qualifies, which the repetitions cannot change.
-    """
-    seen: dict[int, ir.Expr] = {}  # id → node, which stays alive so that ids stay unique
-    stack = [e]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen[id(node)] = node
-        yield node
-        if isinstance(node, ir.Defined):
-            stack.append(node.definition())
-        stack.extend(reversed(node.children()))
-
-
 @lru_cache(maxsize=4096)
 def has_derivative(e: ir.Expr) -> bool:
-    return any(isinstance(node, DERIVATIVES) for node in nodes(e))
+    return any(isinstance(node, DERIVATIVES) for node in ir.distinct_nodes(e, definitions=True))
 
 
 @lru_cache(maxsize=4096)
@@ -114,7 +92,7 @@ def is_uniform(e: ir.Expr) -> bool:
 def _symbols(e: ir.Expr) -> set[sympy.Symbol]:
     """The scalar symbols written in ``e`` or in the definitions of its defined nodes."""
     found: set[sympy.Symbol] = set()
-    for node in nodes(e):
+    for node in ir.distinct_nodes(e, definitions=True):
         if isinstance(node, ir.Const):
             found |= node.value.free_symbols
         elif isinstance(node, ir.Power):
@@ -126,7 +104,7 @@ def _symbols(e: ir.Expr) -> set[sympy.Symbol]:
 def is_analytic_in(e: ir.Expr, sym: sympy.Symbol) -> bool:
     """Whether no constant of ``e`` applies a non-analytic function (|x|, sign, max, …) to
     an expression in ``sym``: then the complex step in ``sym`` is exact."""
-    for node in nodes(e):
+    for node in ir.distinct_nodes(e, definitions=True):
         values = [node.value] if isinstance(node, ir.Const) else []
         if isinstance(node, ir.Power):
             values.append(node.exponent)
@@ -141,7 +119,7 @@ def kinks(e: ir.Expr, sym: sympy.Symbol) -> tuple[sympy.Expr, ...]:
     """The arguments x, in ``sym``, of |x|, sign(x) and H(x) in the constants of ``e``: where
     one is 0 the derivative in ``sym`` does not exist (central differences would give 0)."""
     found: set[sympy.Expr] = set()
-    for node in nodes(e):
+    for node in ir.distinct_nodes(e, definitions=True):
         if isinstance(node, ir.Const):
             for kink in node.value.atoms(sympy.Abs, sympy.sign, sympy.Heaviside):
                 if sym in kink.args[0].free_symbols:
@@ -161,7 +139,7 @@ def power_bases(e: ir.Expr, target: str | sympy.Symbol) -> tuple[ir.Expr, ...]:
 
     bases = {
         node.base
-        for node in nodes(e)
+        for node in ir.distinct_nodes(e, definitions=True)
         if isinstance(node, ir.Power)
         and not (node.exponent.is_Integer and node.exponent >= 0)
         and not has_derivative(node.base)

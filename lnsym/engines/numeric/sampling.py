@@ -20,7 +20,6 @@ from sympy.core.sorting import default_sort_key
 
 from lnsym import ir
 from lnsym.engines.numeric.environment import SamplePoint
-from lnsym.engines.numeric.forms import nodes
 from lnsym.errors import DomainError
 
 if TYPE_CHECKING:
@@ -73,7 +72,7 @@ class Sampler:
 
     def __init__(self, claim: Checkable, seed: int, dtype: np.dtype) -> None:
         statement = claim.statement
-        found = [*nodes(statement.lhs), *nodes(statement.rhs)]
+        found = list(ir.distinct_nodes(statement.lhs, statement.rhs, definitions=True))
         self.atoms = sorted({n.name for n in found if isinstance(n, ir.VectorAtom)})
         symbols = {s for n in found if isinstance(n, ir.Const) for s in n.value.free_symbols}
         for n in found:
