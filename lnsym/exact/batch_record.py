@@ -31,7 +31,7 @@ from lnsym.exact.batch_labels import (
     batch_labels,
     gradient_note,
 )
-from lnsym.exact.example_labels import Row
+from lnsym.exact.example_labels import Row, by_section, labelled_rows
 from lnsym.exact.example_record import latex_body
 from lnsym.exact.value_format import is_integer, latex_number, text_number
 
@@ -98,25 +98,10 @@ class BatchExample:
 
     def rows(self) -> list[Row]:
         """The quantities to display, in order, skipping those not computed."""
-        out = []
-        for key, (section, symbol, formula, latex_symbol, latex_formula) in batch_labels(
-            self.layer
-        ).items():
-            value = self.values.get(key)
-            if value is None:
-                continue
-            if key == "upstream" and self.loss is None:
-                section, formula, latex_formula = "input", "", ""  # given, not computed
-            out.append(Row(key, section, symbol, formula, latex_symbol, latex_formula, value))
-        return out
+        return labelled_rows(batch_labels(self.layer), self.values.get, self.loss is None)
 
     def _sections(self) -> list[tuple[str, list[Row]]]:
-        rows = self.rows()
-        return [
-            (title, [r for r in rows if r.section == key])
-            for key, title in SECTIONS.items()
-            if any(r.section == key for r in rows)
-        ]
+        return by_section(self.rows(), SECTIONS)
 
     def _name(self) -> str:
         name = LAYER_NAMES[self.layer]

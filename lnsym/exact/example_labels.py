@@ -7,6 +7,7 @@ printer writes them); :class:`Row` is one quantity ready to be shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lnsym import ir
@@ -37,6 +38,34 @@ class Row:
     latex_symbol: str
     latex_formula: str
     value: ExampleValue
+
+
+def labelled_rows(
+    labels: Mapping[str, tuple[str, str, str, str, str]],
+    value_of: Callable[[str], ExampleValue | None],
+    upstream_given: bool,
+) -> list[Row]:
+    """The rows of ``labels`` (key → section, symbols, formulas) whose value is computed,
+    in order; a given upstream gradient is an input, without a formula."""
+    out = []
+    for key, (section, symbol, formula, latex_symbol, latex_formula) in labels.items():
+        value = value_of(key)
+        if value is None:
+            continue
+        if key == "upstream" and upstream_given:
+            section, formula, latex_formula = "input", "", ""  # given, not computed
+        out.append(Row(key, section, symbol, formula, latex_symbol, latex_formula, value))
+    return out
+
+
+def by_section(rows: Sequence[Row], sections: Mapping[str, str]) -> list[tuple[str, list[Row]]]:
+    """(title, its rows) for every section of ``sections`` (key → title) that has rows, in
+    the order of ``sections``."""
+    return [
+        (title, [r for r in rows if r.section == key])
+        for key, title in sections.items()
+        if any(r.section == key for r in rows)
+    ]
 
 
 def _labels() -> dict[str, tuple[str, str, str, str, str]]:

@@ -15,7 +15,7 @@ from typing import Any
 import sympy
 
 from lnsym.exact.example_inputs import MAX_MATRIX_DIMENSION, rational
-from lnsym.exact.example_labels import LABELS, SECTIONS, Row
+from lnsym.exact.example_labels import LABELS, SECTIONS, Row, by_section, labelled_rows
 from lnsym.exact.value_format import (
     decimal_value_text,
     is_integer,
@@ -104,15 +104,7 @@ class WorkedExample:
 
     def rows(self) -> list[Row]:
         """The quantities to display, in order, skipping those not computed."""
-        out = []
-        for key, (section, symbol, formula, latex_symbol, latex_formula) in LABELS.items():
-            value = getattr(self, key)
-            if value is None:
-                continue
-            if key == "upstream" and self.loss is None:
-                section, formula, latex_formula = "input", "", ""  # given, not computed
-            out.append(Row(key, section, symbol, formula, latex_symbol, latex_formula, value))
-        return out
+        return labelled_rows(LABELS, lambda key: getattr(self, key), self.loss is None)
 
     def _title(self) -> tuple[str, str]:
         eps_text = "0 (idealized)" if self.idealized else text_number(self.eps)
@@ -128,12 +120,7 @@ class WorkedExample:
         return notes
 
     def _sections(self) -> list[tuple[str, list[Row]]]:
-        rows = self.rows()
-        return [
-            (title, [r for r in rows if r.section == key])
-            for key, title in SECTIONS.items()
-            if any(r.section == key for r in rows)
-        ]
+        return by_section(self.rows(), SECTIONS)
 
     def to_text(self) -> str:
         """Plain text: one quantity per line, exact value then its decimal.
