@@ -18,9 +18,10 @@ metadata, and a PDF is current when it carries the fingerprint of the current so
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from lnsym.checking.catalog import Section
@@ -62,6 +63,17 @@ class Rendered:
     pdf_fingerprints: dict[str, str] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     overfull: list[str] = field(default_factory=list)
+
+    def add_pdfs(self, builds: Mapping[str, Callable[[], PdfBuild]]) -> None:
+        """Run the PDF builds (name → build) and add each ``name.pdf`` with its overfull
+        lines, in the order given. Each is a separate latexmk process: they run side by
+        side."""
+        with ThreadPoolExecutor(max_workers=max(1, len(builds))) as pool:
+            started = {name: pool.submit(build) for name, build in builds.items()}
+            for name, future in started.items():
+                result = future.result()
+                self.files[f"{name}.pdf"] = result.pdf
+                self.overfull.extend(f"{name}.pdf: {line}" for line in result.overfull)
 
 
 def parse_formats(value: str) -> tuple[str, ...]:
@@ -189,14 +201,8 @@ def render_report(
             f"(Debian: apt-get install {' '.join(TEX_PACKAGES)})"
         )
         return out
-    # Each PDF is a separate latexmk process: build them side by side, keep their order.
     builder = pdf_builder or build_pdf
-    with ThreadPoolExecutor(max_workers=len(latex_sources)) as pool:
-        builds = [pool.submit(builder, tex, files) for tex, files in latex_sources.values()]
-        for name, future in zip(latex_sources, builds, strict=True):
-            result = future.result()
-            out.files[f"{name}.pdf"] = result.pdf
-            out.overfull.extend(f"{name}.pdf: {line}" for line in result.overfull)
+    out.add_pdfs({name: partial(builder, *source) for name, source in latex_sources.items()})
     return out
 
 
@@ -256,7 +262,7 @@ def stale_files(rendered: Rendered, out: Path, formats: Iterable[str] = FORMATS)
         path = out / rel
         if not path.is_file():
             problems.append(f"{path} (missing)")
-        elif _FINGERPRINT_PREFIX + digest.encode() not in path.read_bytes():
+        elif _current_pdf(path, digest) is None:
             source = rel.removesuffix(".pdf") + ".tex"
             problems.append(f"{path} (built from another version of {source})")
     # Figure files belong to the md (SVG) and tex (PDF) outputs; the PDF embeds its own.

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from lnsym.exact.exercises import Sheet
 from lnsym.report.build import FORMATS, Rendered, fingerprint
@@ -106,11 +106,5 @@ def render_sheet(
             out.files[f"{name}.tex"] = tex.encode()
         if "pdf" in formats and build and not missing:
             sources[name] = tex
-    # Each PDF is a separate latexmk process: build them side by side, keep their order.
-    with ThreadPoolExecutor(max_workers=max(1, len(sources))) as pool:
-        builds = {name: pool.submit(build_pdf, tex, {}, name) for name, tex in sources.items()}
-        for name, future in builds.items():
-            result = future.result()
-            out.files[f"{name}.pdf"] = result.pdf
-            out.overfull += [f"{name}.pdf: {line}" for line in result.overfull]
+    out.add_pdfs({name: partial(build_pdf, tex, {}, name) for name, tex in sources.items()})
     return out
