@@ -151,12 +151,17 @@ def _fraction(f: sympy.Expr, limit: int = TERM_LIMIT) -> tuple[sympy.Expr, sympy
     Raises:
         UnsupportedError: when the expansion could exceed :data:`TERM_LIMIT` terms.
     """
+    _check_size(f, limit)
+    return _reduced(*_split(f))
+
+
+def _check_size(f: sympy.Expr, limit: int) -> None:
+    """Raise UnsupportedError when expanding ``f`` could exceed ``limit`` terms."""
     if (size := term_bound(f)) > limit:
         raise UnsupportedError(
             f"too large for the general engine: up to {size:.2g} terms after expansion "
             f"(limit {limit:,})"
         )
-    return _reduced(*_split(f))
 
 
 def _split(f: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
@@ -207,14 +212,10 @@ def canonical(f: sympy.Expr, limit: int = TERM_LIMIT) -> sympy.Expr:
             a, b = den.coeff(r, 0), den.coeff(r, 1)
             # num/den = num·(a − b·r) / (a² − b²·R): the same bound as one fraction, then
             # numerator and denominator split apart (each is a polynomial but for R).
-            rationalized = num * (a - b * r), a**2 - b**2 * _ROOTS[r]
-            if (size := term_bound(rationalized[0] / rationalized[1])) > limit:
-                raise UnsupportedError(
-                    f"too large for the general engine: up to {size:.2g} terms after "
-                    f"expansion (limit {limit:,})"
-                )
-            n1, d1 = _split(rationalized[0])
-            n2, d2 = _split(rationalized[1])
+            upper, lower = num * (a - b * r), a**2 - b**2 * _ROOTS[r]
+            _check_size(upper / lower, limit)
+            n1, d1 = _split(upper)
+            n2, d2 = _split(lower)
             num, den = _reduced(n1 * d2, d1 * n2)
     roots = _roots_in(num)
     if not roots:
