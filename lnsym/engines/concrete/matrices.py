@@ -120,13 +120,18 @@ def _by_size(bounds: tuple[int, ...], total: int | None = None) -> Iterator[tupl
             yield (first, *rest)
 
 
+def _entry(claim: Checkable, sizes: Mapping[str, int], entry: tuple[int, ...]) -> Relation | None:
+    """The statement's entry ``entry`` written out afresh at ``sizes`` (n, d, m by name)."""
+    entries = dict(lower_relation(claim.statement, {_NAMES[k]: v for k, v in sizes.items()}))
+    return entries.get(entry)
+
+
 def recheck(claim: Checkable, point: Counterexample) -> tuple[Counterexample | None, str]:
     """Write the statement afresh at the point's sizes and re-check the reported entry."""
-    sizes = {_NAMES[k]: v for k, v in point.sizes.items()}
-    entries = dict(lower_relation(claim.statement, sizes))
-    if point.entry not in entries:
+    relation = _entry(claim, point.sizes, point.entry)
+    if relation is None:
         return None, f"the statement has no entry {point.entry} at those sizes"
-    found, how = scalar_recheck(Statement(entries[point.entry]), replace(point, sizes={}, entry=()))
+    found, how = scalar_recheck(Statement(relation), replace(point, sizes={}, entry=()))
     if found is None:
         return None, how
     return replace(found, d=point.d, sizes=point.sizes, entry=point.entry), how
@@ -138,16 +143,14 @@ def promote(claim: Checkable, sample: Mapping[str, Any]) -> tuple[Counterexample
     the sample read as rationals (:func:`lnsym.engines.concrete.recheck.promote`)."""
     try:
         named = {str(k): int(v) for k, v in sample["sizes"].items()}
-        sizes = {_NAMES[k]: v for k, v in named.items()}
         entry = tuple(int(i) for i in sample["entry"])
+        relation = _entry(claim, named, entry)
     except (KeyError, TypeError, ValueError) as exc:
         return None, f"the sample does not say which entry it violates: {exc}"
-    entries = dict(lower_relation(claim.statement, sizes))
-    if entry not in entries:
+    if relation is None:
         return None, f"the statement has no entry {entry} at those sizes"
-    relation = entries[entry]
     scalar = {k: v for k, v in sample.items() if k not in ("sizes", "entry")}
     found, how = scalar_promote(Statement(relation), scalar)
     if found is None:
         return None, how
-    return replace(_small(relation, found), d=sizes[d], sizes=named, entry=entry), how
+    return replace(_small(relation, found), d=named["d"], sizes=named, entry=entry), how
