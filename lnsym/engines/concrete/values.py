@@ -352,6 +352,8 @@ def _derivative(x: sympy.Expr, t: sympy.Symbol) -> sympy.Expr:
     if x.is_Pow:
         base, exponent = x.base, x.exp
         dbase, dexp = _derivative(base, t), _derivative(exponent, t)
+        if dexp == 0:  # SymPy's 0·log(base) is 0 here (base holds t, so it is not 0)
+            return x * (dbase * exponent / base)
         return x * (dexp * sympy.log(base) + dbase * exponent / base)
     return sympy.diff(x, t)
 
