@@ -45,7 +45,7 @@ class Expr:
 
     # The hash, once computed: a dataclass hashes the tuple of its fields, which walks the
     # whole subtree at every dictionary lookup — the engines' memo tables do millions.
-    __slots__ = ("_hash",)
+    __slots__ = ("_hash", "_children")
     # SymPy's operators defer to an operand with a higher _op_priority, so that
     # ``sympy_expr * vector`` reaches our __rmul__ instead of failing inside SymPy.
     _op_priority = 100.0
@@ -63,13 +63,20 @@ class Expr:
         raise NotImplementedError
 
     def children(self) -> tuple[Expr, ...]:
-        """The sub-expressions of this node, in field order."""
+        """The sub-expressions of this node, in field order (found once per node: the
+        engines' walks ask for them hundreds of thousands of times)."""
+        try:
+            return self._children  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
         out: list[Expr] = []
         for f in fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
             items = value if isinstance(value, tuple) else (value,)
             out.extend(v for v in items if isinstance(v, Expr))
-        return tuple(out)
+        found = tuple(out)
+        object.__setattr__(self, "_children", found)
+        return found
 
     def subs(self, target: Any, value: Any) -> Expr:
         """Evaluate at ``target = value``: a vector atom and a vector, or a symbol and a scalar.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
 from fractions import Fraction
 
 import pytest
@@ -19,6 +22,7 @@ from lnsym import (
     eps,
     hadamard,
     ir,
+    layer_norm,
     mean,
     norm,
     ones,
@@ -113,6 +117,32 @@ def test_definitions_expand_to_primitives():
 def test_nodes_are_hashable_and_structural():
     assert {z + h, z + h, h + z} == {z + h, h + z}
     assert ir.vector_atoms(dot(z, h) * mean(ones)) == {"z", "h"}
+
+
+def test_cached_hashes_and_children_stay_out_of_pickles_and_copies():
+    # A node keeps its hash and its children once found; neither may travel with it (a hash
+    # of strings differs in a process with another hash seed).
+    e = layer_norm(z + c * ones, hadamard(h, h), h) - mean(z) * h
+    hash(e)
+    for node in ir.distinct_nodes(e):
+        node.children()
+    data = pickle.dumps(e)
+    assert b"_hash" not in data and b"_children" not in data
+    for twin in (pickle.loads(data), copy.deepcopy(e), copy.copy(e)):
+        assert twin == e and hash(twin) == hash(e)
+        assert twin.children() == e.children()
+
+
+def test_children_are_the_fields_that_are_expressions_in_order():
+    e = dot(center(z), layer_norm(z, h, h)) * var(z + h) + 2 * mean(hadamard(z, h))
+    for node in ir.distinct_nodes(e, definitions=True):
+        expected = []
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            expected += [v for v in (value if isinstance(value, tuple) else (value,))
+                         if isinstance(v, ir.Expr)]  # fmt: skip
+        assert node.children() == tuple(expected)
+        assert node.children() is node.children()  # found once
 
 
 def test_dimensions_follow_assumptions():
