@@ -16,6 +16,7 @@ engine's slices: a check independent of the proof.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, TypeAlias
 
@@ -37,7 +38,9 @@ Sizes: TypeAlias = Mapping[sympy.Symbol, int]
 #: batch or a row of one entry has no variance, so n = 1 and d = 1 say little.
 SIZES: tuple[tuple[int, int, int], ...] = ((2, 2, 1), (3, 2, 2), (2, 3, 3))
 
-__all__ = ["SIZES", "entry_name", "lower", "lower_relation", "sizes_for", "sizes_text"]
+__all__ = [
+    "SIZES", "entry_name", "lower", "lower_relation", "lowered_entries", "sizes_for", "sizes_text",
+]  # fmt: skip
 
 
 def entry_name(name: str, *index: int) -> str:
@@ -75,6 +78,22 @@ def lower_relation(statement: Relation, sizes: Sizes) -> list[tuple[tuple[int, .
     for index, (a, b) in _pairs(lhs, rhs, ()):
         out.append((index, Le(a, b) if isinstance(statement, Le) else Eq(a, b)))
     return out
+
+
+def lowered_entries(
+    statement: Relation, sizes: Sizes
+) -> tuple[tuple[tuple[int, ...], Relation], ...]:
+    """:func:`lower_relation`, kept for the last few statements and sizes: the concrete and
+    numeric engines check the same entries of a claim one after the other. (A re-check of
+    a counterexample calls :func:`lower_relation` itself, to write the entry afresh.)"""
+    return _lowered(statement, tuple(sizes.items()))
+
+
+@functools.lru_cache(maxsize=8)
+def _lowered(
+    statement: Relation, sizes: tuple[tuple[sympy.Symbol, int], ...]
+) -> tuple[tuple[tuple[int, ...], Relation], ...]:
+    return tuple(lower_relation(statement, dict(sizes)))
 
 
 def _pairs(a: Value, b: Value, index: tuple[int, ...]) -> list[tuple[tuple[int, ...], Any]]:

@@ -29,7 +29,7 @@ from lnsym.checking.checker import check
 from lnsym.checking.claims import Claim
 from lnsym.engines.general.slicing import Unsliceable, World, slice_relation
 from lnsym.errors import ExpressionError
-from lnsym.ir.lowering import lower, sizes_for
+from lnsym.ir.lowering import lower, lower_relation, lowered_entries, sizes_for
 
 Z = matrix("Z", n, d)
 X, W = matrix("X", n, m), matrix("W", d, m)
@@ -234,3 +234,13 @@ def test_entries_of_two_atoms_never_share_a_symbol():
     result = check(Claim("t.names", Eq(row(vector("X11")), matrix("X1", 1, d))))
     assert result.verdict == "ERROR"
     assert "would share the name" in result.evidence[1].detail
+
+
+def test_the_engines_share_one_lowering_of_a_statement_and_sizes():
+    Z = matrix("Z", n, d)
+    statement = Eq(layer_norm_rows(Z), layer_norm_rows(Z + 1))
+    sizes = sizes_for(statement)[1]
+    first = lowered_entries(statement, sizes)
+    assert first == tuple(lower_relation(statement, sizes))
+    assert lowered_entries(statement, dict(sizes)) is first  # the concrete, then the numeric
+    assert lowered_entries(statement, sizes_for(statement)[0]) != first

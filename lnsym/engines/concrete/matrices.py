@@ -24,7 +24,7 @@ from lnsym.engines.concrete.engine import evidence as scalar_evidence
 from lnsym.engines.concrete.recheck import promote as scalar_promote
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
 from lnsym.errors import DomainError
-from lnsym.ir.lowering import lower_relation, sizes_for, sizes_text
+from lnsym.ir.lowering import lower_relation, lowered_entries, sizes_for, sizes_text
 from lnsym.ir.names import d, m, n
 from lnsym.ir.relations import Relation
 
@@ -41,7 +41,7 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
     checked = []
     for sizes in sizes_for(claim.statement):
         named = {str(k): v for k, v in sizes.items()}
-        for index, relation in lower_relation(claim.statement, sizes):
+        for index, relation in lowered_entries(claim.statement, sizes):
             try:
                 found = scalar_evidence(Statement(relation), max_d=1, seed=seed)
             except DomainError as exc:

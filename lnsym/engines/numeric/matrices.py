@@ -29,7 +29,7 @@ from lnsym.engines.numeric.engine import evidence as scalar_evidence
 from lnsym.engines.numeric.environment import real_dtype
 from lnsym.engines.numeric.sampling import draw
 from lnsym.errors import BudgetExceeded
-from lnsym.ir.lowering import lower_relation, sizes_for, sizes_text
+from lnsym.ir.lowering import lowered_entries, sizes_for, sizes_text
 
 #: The fewest samples any entry gets.
 _MIN_SAMPLES = 8
@@ -44,7 +44,7 @@ def evidence(claim: Checkable, *, samples: int, seed: int) -> Evidence:
     entries = [
         (sizes, index, relation)
         for sizes in sizes_for(claim.statement)
-        for index, relation in lower_relation(claim.statement, sizes)
+        for index, relation in lowered_entries(claim.statement, sizes)
     ]
     each = max(_MIN_SAMPLES, samples // len(entries))
     shared = _SharedEvaluation([relation for _, _, relation in entries], each, seed)
