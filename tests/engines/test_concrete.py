@@ -775,6 +775,31 @@ def test_reduction_by_substitution_is_the_division_normal_form(k):
     assert fractions.reduce(num) == num.rem(basis)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=5, max_size=5))
+def test_the_ring_finds_every_radicand_and_symbol_of_shared_parts(k):
+    # The ring's generators come from one walk that skips repeated subexpressions; it must
+    # find what a full traversal and free_symbols find, with roots nested, under |x| and
+    # shared between the expressions (as a name's definition shares the values' parts).
+    from lnsym.engines.concrete.ring import _is_radical, _radicands_and_symbols
+
+    x, y, w = sympy.symbols("x y w", real=True)
+    inner = sympy.sqrt(y**2 + k[0] ** 2 + 1)
+    outer = sympy.sqrt(x**2 + inner + k[1] ** 2)
+    shared = k[2] * outer * inner + sympy.Abs(x - k[3]) + y
+    exprs = [shared**2 + w, (shared + k[4]) / (inner + 2), sympy.Integer(k[4])]
+    radicands, symbols = _radicands_and_symbols(exprs)
+    expected = set()
+    for e in exprs:
+        for node in sympy.preorder_traversal(e):
+            if isinstance(node, sympy.Abs):
+                expected.add(node.args[0] ** 2)
+            elif _is_radical(node):
+                expected.add(node.base)
+    assert radicands == expected
+    assert symbols == {v for e in exprs for v in e.free_symbols}
+
+
 def test_the_cross_check_comparison_tells_near_equal_numbers_apart():
     from lnsym.engines.concrete.values import _agree
 

@@ -43,9 +43,9 @@ class _Fractions:
         self.definitions = definitions
         everything = [*exprs, *definitions.values()]
         depth: dict[sympy.Expr, int] = {}
-        radicands = {r for x in everything for r in _radicands(x)}
+        radicands, symbols = _radicands_and_symbols(everything)
         order = sorted(radicands, key=lambda r: (-self._depth(r, depth), default_sort_key(r)))
-        symbols = {v for x in everything for v in x.free_symbols} - {s, *definitions}
+        symbols -= {s, *definitions}
         root_symbols = [sympy.Dummy(f"r{i}") for i in range(len(order))]
         gens = [*root_symbols, *([s] if s is not None else []), *sorted(symbols, key=str)]
         self.ring, *ring_gens = ring(gens or [sympy.Dummy("unused")], QQ)
@@ -276,11 +276,27 @@ def _is_radical(e: sympy.Basic) -> bool:
     return isinstance(e, sympy.Abs) or bool(e.is_Pow and e.exp.is_Rational and e.exp.q == 2)
 
 
-def _radicands(e: sympy.Expr) -> set[sympy.Expr]:
-    out = set()
-    for node in sympy.preorder_traversal(e):
-        if isinstance(node, sympy.Abs):
-            out.add(node.args[0] ** 2)
+def _radicands_and_symbols(
+    exprs: Sequence[sympy.Expr],
+) -> tuple[set[sympy.Expr], set[sympy.Symbol]]:
+    """The radicands of every square root (and |x|, the root of x²) in ``exprs``, and
+    their symbols, in one walk that looks at each distinct subexpression once: the values
+    and the names' definitions share most of their parts. (No node here binds a symbol, so
+    the symbols met are the free ones.)"""
+    radicands: set[sympy.Expr] = set()
+    symbols: set[sympy.Symbol] = set()
+    seen: set[sympy.Basic] = set()
+    stack = list(exprs)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.is_Symbol:
+            symbols.add(node)
+        elif isinstance(node, sympy.Abs):
+            radicands.add(node.args[0] ** 2)
         elif _is_radical(node):
-            out.add(node.base)
-    return out
+            radicands.add(node.base)
+        stack.extend(node.args)
+    return radicands, symbols
