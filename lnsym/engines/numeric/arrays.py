@@ -85,4 +85,5 @@ def mag_mul(a: Any, b: Any) -> np.ndarray:
 
 
 def maxabs(x: Any) -> float:
-    return float(np.max(np.abs(x))) if np.size(x) else 0.0
+    magnitude = np.abs(x)  # an array or a NumPy scalar: its own max, without np.max's wrapper
+    return float(magnitude.max()) if magnitude.size else 0.0
