@@ -46,6 +46,10 @@ class Options:
         seed: the seed of every random choice, so runs are reproducible.
         cache_dir: where results are kept between runs and reused while nothing that
             decides them changes (:mod:`lnsym.checking.cache`); None: not kept.
+        residuals: whether the general engine's evidence of an equality it does not prove
+            gives what is left of lhs − rhs (``residual``, ``residual_latex``), in canonical
+            form. The verdict is the same without; the canonical form can cost more than
+            the proof attempt, and only ``lnsym verify --json`` and this API show it.
     """
 
     timeout: float | None = 60.0
@@ -54,10 +58,11 @@ class Options:
     samples: int = 200
     seed: int = 0
     cache_dir: Path | None = None
+    residuals: bool = True
 
     def evidence_settings(self) -> tuple[Any, ...]:
         """The options that choose the evidence (not the safety net, not where it is kept)."""
-        return (self.engines, self.max_d, self.samples, self.seed)
+        return (self.engines, self.max_d, self.samples, self.seed, self.residuals)
 
 
 Engine = Callable[[Claim, "Checker"], Evidence]
@@ -67,11 +72,12 @@ def _general(claim: Claim, checker: Checker) -> Evidence:
     start = time.perf_counter()
     statement = claim.statement
     outcome: Decision
+    shown = checker.options.residuals
     if isinstance(statement, ir.Le):
-        outcome = prove_inequality(statement, claim.assumptions, checker.general)
+        outcome = prove_inequality(statement, claim.assumptions, checker.general, shown=shown)
     else:
         assert isinstance(statement, ir.Eq)  # a Claim holds an Eq or a Le
-        outcome = checker.general.decide(statement, claim.assumptions)
+        outcome = checker.general.decide(statement, claim.assumptions, shown=shown)
     data: dict[str, Any] = {"dimension": "symbolic d"}
     if outcome.residual is not None:
         data["residual"] = text(outcome.residual)

@@ -148,8 +148,9 @@ def add_check_options(parser: argparse.ArgumentParser) -> None:
 # What the checking options make
 
 
-def checker_options(args: argparse.Namespace) -> Any:
-    """The :class:`~lnsym.checking.checker.Options` of :func:`add_check_options`' values."""
+def checker_options(args: argparse.Namespace, *, residuals: bool = False) -> Any:
+    """The :class:`~lnsym.checking.checker.Options` of :func:`add_check_options`' values;
+    ``residuals`` for an output that shows the general engine's residuals (``--json``)."""
     from lnsym.checking.cache import default_dir
     from lnsym.checking.checker import Options
 
@@ -160,6 +161,7 @@ def checker_options(args: argparse.Namespace) -> Any:
         samples=args.samples,
         seed=args.seed,
         cache_dir=None if args.no_cache else default_dir(),
+        residuals=residuals,
     )
 
 

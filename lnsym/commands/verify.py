@@ -65,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError(f"no claim or derivation id matches {args.pattern!r}")
     out = sys.stderr if args.json == "-" else sys.stdout
     processes = jobs(args.jobs)
-    outcomes = runner.run(
-        items, checker_options(args), jobs=processes, total_timeout=args.total_timeout
-    )
+    # Residuals appear only in the JSON: without it they are not computed.
+    options = checker_options(args, residuals=args.json is not None)
+    outcomes = runner.run(items, options, jobs=processes, total_timeout=args.total_timeout)
     for item, outcome in zip(items, outcomes, strict=True):
         note = "" if outcome.passed else f"  <- expected {_expectation(outcome)}"
         mark = "ok  " if outcome.passed else "FAIL"

@@ -64,6 +64,7 @@ def test_a_second_checker_reads_what_the_first_found(tmp_path, monkeypatch):
         {"max_d": 5},
         {"samples": 50},
         {"seed": 1},
+        {"residuals": False},
     ],
 )
 def test_other_options_are_checked_afresh(tmp_path, changed):

@@ -14,12 +14,17 @@ from lnsym import (
     centered,
     check,
     core,
+    d,
     dimension,
     dimension_at_least,
     eps,
     jvp,
+    layer_norm_rows,
+    matrix,
+    n,
     nonconstant,
     ones,
+    ones_matrix,
     orthogonal,
     scalar,
     var,
@@ -36,6 +41,7 @@ from lnsym.errors import ExpressionError
 z, h = vector("z"), vector("h")
 c = scalar("c")
 u = core(z)
+Z = matrix("Z", n, d)
 
 
 def test_a_true_user_claim_about_jvp_is_proved():
@@ -52,6 +58,32 @@ def test_a_false_user_claim_is_not_proved():
     assert not result.passed
     assert result.evidence[0].outcome == "not proved"
     assert "residual" in result.evidence[0].data
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        Eq(jvp(u, z, z), 0),  # a vector equality
+        Eq(var(z) * c, var(z)),  # a scalar one
+        Le(var(z), var(z) - c**2, (c**2,)),  # an inequality whose certificate is wrong
+        Eq(layer_norm_rows(Z + ones_matrix(n, d)), layer_norm_rows(Z) + ones_matrix(n, d)),
+    ],
+    ids=["vector", "scalar", "certificate", "matrix"],
+)
+def test_without_residuals_the_verdict_and_every_word_are_the_same(statement):
+    # Options(residuals=False) (lnsym verify without --json, lnsym report) skips only the
+    # canonical residual of a failed proof, never anything a verdict or a report shows.
+    claim = Claim("user.residual", statement)
+    engines = ("general", "concrete")
+    full = Checker(Options(engines=engines)).check(claim)
+    bare = Checker(Options(engines=engines, residuals=False)).check(claim)
+    assert full.verdict == bare.verdict == "REFUTED"
+    assert "residual" in full.evidence[0].data and "residual_latex" in full.evidence[0].data
+    assert "residual" not in bare.evidence[0].data
+    for a, b in zip(full.evidence, bare.evidence, strict=True):
+        assert (a.engine, a.outcome, a.detail) == (b.engine, b.outcome, b.detail)
+        assert {k: v for k, v in a.data.items() if not k.startswith("residual")} == b.data
+    assert full.counterexample == bare.counterexample
 
 
 def test_expect_refuted_passes_only_on_refutation():

@@ -185,7 +185,7 @@ class GeneralEngine:
             )
         assumptions = tuple(assumptions)
         if has_matrices(statement):
-            return self._decide_sliced(statement, assumptions)
+            return self._decide_sliced(statement, assumptions, shown)
         lhs, rhs = chain_rule(statement.lhs), chain_rule(statement.rhs)
         if lhs == rhs:
             with contextlib.suppress(UnsupportedError):  # a form too large is still x = x,
@@ -206,7 +206,9 @@ class GeneralEngine:
         residual = to_expr(rest)
         return Decision(False, "lhs − rhs does not vanish for symbolic d", residual)
 
-    def _decide_sliced(self, statement: ir.Eq, assumptions: tuple[ir.Assumption, ...]) -> Decision:
+    def _decide_sliced(
+        self, statement: ir.Eq, assumptions: tuple[ir.Assumption, ...], shown: bool = True
+    ) -> Decision:
         """A matrix statement, decided at the generic indices of a world
         (:mod:`~lnsym.engines.general.slicing`): proved when every case of one world is."""
         failure: tuple[str, ir.Relation, tuple[ir.Assumption, ...]] | None = None
@@ -230,9 +232,9 @@ class GeneralEngine:
                 failure = (where, bad, kept)
         if failure is not None:
             where, bad, kept = failure
-            shown = self.decide(bad, kept)  # type: ignore[arg-type]
-            how = shown.detail.replace(" for symbolic d", "")
-            return Decision(False, f"{where}: {how}", shown.residual)
+            found = self.decide(bad, kept, shown=shown)  # type: ignore[arg-type]
+            how = found.detail.replace(" for symbolic d", "")
+            return Decision(False, f"{where}: {how}", found.residual)
         return Decision(False, "no generic row, column or entry reduces the matrices to one axis")
 
     def _congruent(self, a: ir.Expr, b: ir.Expr, assumptions: tuple[ir.Assumption, ...]) -> bool:
