@@ -36,6 +36,19 @@ def root(radicand: sympy.Expr) -> sympy.Expr:
         DomainError: for a negative number.
         UnsupportedError: past :data:`ROOT_DEPTH_LIMIT`.
     """
+    # Remembered per radicand as written: the same variance is rooted by claim after claim,
+    # and the canonical forms below are most of the general engine's time.
+    found = _ROOT_CALLS.get(radicand)
+    if found is None:
+        found = _ROOT_CALLS[radicand] = _root(radicand)
+    return found
+
+
+#: root's results by radicand (as interned as the root symbols themselves).
+_ROOT_CALLS: dict[sympy.Expr, sympy.Expr] = {}
+
+
+def _root(radicand: sympy.Expr) -> sympy.Expr:
     depth = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
     if depth > ROOT_DEPTH_LIMIT:
         raise UnsupportedError(
@@ -61,7 +74,7 @@ def root(radicand: sympy.Expr) -> sympy.Expr:
 
 
 def _square_factors(radicand: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
-    """Split R = a²·R' into (|a|, R') for the square factors a SymPy can see.
+    """Split a canonical R = a²·R' into (|a|, R') for the square factors a SymPy can see.
 
     √(c²·q) must become |c|·√q (c·√q for c > 0), or the idealized core would not be
     provably scale invariant; a positive rational factor k leaves as √k.
@@ -76,7 +89,9 @@ def _square_factors(radicand: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
             outside.append(half ** (exponent // 2))
         else:
             inside.append(factor)
-    return sympy.Mul(*outside), canonical(sympy.Mul(*inside))
+    rest = sympy.Mul(*inside)
+    # Nothing split off (most radicands): R is canonical already, and canonical(R) is R.
+    return sympy.Mul(*outside), rest if rest == radicand else canonical(rest)
 
 
 def _absorb_roots(value: sympy.Expr) -> sympy.Expr:
