@@ -109,7 +109,8 @@ def _checker(config: pytest.Config) -> Any:
     if _CHECKER not in config.stash:
         from lnsym.checking.checker import Checker, Options
 
-        config.stash[_CHECKER] = Checker(Options(timeout=config.stash[_TIMEOUT]))
+        # A failing item shows each engine's detail, never the general engine's residual.
+        config.stash[_CHECKER] = Checker(Options(timeout=config.stash[_TIMEOUT], residuals=False))
     return config.stash[_CHECKER]
 
 
