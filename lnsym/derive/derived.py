@@ -102,13 +102,7 @@ def derive(expr: ir.Expr, *, options: Options | None = None) -> Derived:
     """
     if not isinstance(expr, ir.Expr):
         raise DerivationFailed(f"derive takes an lnsym expression, not {type(expr).__name__}")
-    named = NamedForms()
-    try:
-        form = named.relations(named.form(expr))
-    except UnsupportedError:
-        named = NamedForms()  # no layer kept by name: the general engine's forms
-        form = GeneralEngine().form(expr)
-    steps, best = _candidates(form, named, expr)
+    steps, best = _closed_form(expr)
     derived = best.expr
     checker = Checker(options or Options())
     result = checker.check(Claim("derive", ir.Eq(derived, expr), title="derived = asked"))
@@ -125,11 +119,12 @@ def derived_steps(previous: ir.Expr) -> list[Step]:
     """The rewriting chain of :func:`derive` as derivation steps: the named normal form
     (when it differs from the result), then the closed form, each with its reason.
 
-    The chain is found with the general engine alone; its steps are then checked with the
-    rest of their derivation, by every engine, like any other step.
+    The chain is found with the general engine alone and, unlike :func:`derive`'s result,
+    not proved here: its steps are links of their derivation, checked with the rest of it,
+    by every engine, like any other step (a wrong one fails there).
     """
-    found = _derived_by_general(previous)
-    named, final = found.steps[1], found.steps[-1]
+    found, final = _catalog_closed_form(previous)
+    named = found[1]
     steps = [Step(final.expr, f"derived automatically: {final.why}")]
     if named.expr != final.expr and named is not final:
         steps.insert(0, Step(named.expr, f"derived automatically: {named.why}"))
@@ -151,10 +146,20 @@ def derived_step(previous: ir.Expr) -> Step:
     return derived_steps(previous)[-1]
 
 
-@functools.lru_cache(maxsize=256)
-def _derived_by_general(expr: ir.Expr) -> Derived:
-    # Derivation modules derive when they are imported: once per process, not per load.
-    return derive(expr, options=Options(engines=("general",)))
+def _closed_form(expr: ir.Expr) -> tuple[list[RewriteStep], RewriteStep]:
+    """The rewriting steps of ``expr`` (as asked, then its named normal form) and the
+    smallest candidate, not yet proved."""
+    named = NamedForms()
+    try:
+        form = named.relations(named.form(expr))
+    except UnsupportedError:
+        named = NamedForms()  # no layer kept by name: the general engine's forms
+        form = GeneralEngine().form(expr)
+    return _candidates(form, named, expr)
+
+
+#: Derivation modules derive when they are imported: once per process, not per load.
+_catalog_closed_form = functools.lru_cache(maxsize=256)(_closed_form)
 
 
 def _candidates(

@@ -7,6 +7,7 @@ larger than twice a hand-written closed form stated here (itself checked equal).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -210,6 +211,28 @@ def test_a_form_that_is_not_proved_is_never_returned(monkeypatch):
     monkeypatch.setattr(derived_module.Reader, "read", off_by_one)
     with pytest.raises(DerivationFailed, match="not proved equal"):
         derive(jvp(core(z), z, h), options=FAST)
+
+
+def test_a_wrong_derived_step_in_a_derivation_fails_its_check(monkeypatch):
+    # derived_steps (what derivation modules call at import) does not prove its steps: the
+    # derivation's own check must then catch a wrong one.
+    from lnsym import Derivation
+    from lnsym.checking.checker import Checker
+    from lnsym.derive import derived as derived_module
+    from lnsym.derive import derived_steps
+
+    real = derived_module.Reader.read
+    monkeypatch.setattr(
+        derived_module.Reader, "read", lambda self, form: ir.add(real(self, form), ones)
+    )
+    # derived_steps keeps what it found for the process: a store of this test's own.
+    fresh = functools.lru_cache(maxsize=None)(derived_module._closed_form)
+    monkeypatch.setattr(derived_module, "_catalog_closed_form", fresh)
+    asked = jvp(core(z), z, h)
+    chain = Derivation("wrong", "A wrong closed form", asked, derived_steps(asked))
+    result = Checker(FAST).check_derivation(chain)
+    assert result.verdict != Verdict.PROVED
+    assert any(link.verdict == Verdict.REFUTED for link in result.steps)
 
 
 def test_derive_takes_only_expressions():
