@@ -159,6 +159,29 @@ def test_verify_user_module_with_a_false_claim(tmp_path, capsys):
     assert "FAIL REFUTED" in out and "mine.scale" in out and "1 passed, 1 failed" in out
 
 
+def test_only_the_json_computes_the_general_engines_residuals(tmp_path, capsys, monkeypatch):
+    from lnsym.engines.general import GeneralEngine
+
+    asked: list[str] = []
+    real = GeneralEngine.residual
+
+    def counted(self, *args, **kwargs):
+        asked.append("residual")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GeneralEngine, "residual", counted)
+    path = tmp_path / "mine.py"
+    path.write_text(FALSE)
+    assert main(["verify", str(path), "-j", "1"]) == 1
+    assert "FAIL REFUTED" in capsys.readouterr().out and not asked
+    target = tmp_path / "out.json"
+    assert main(["verify", str(path), "-j", "1", "--json", str(target)]) == 1
+    (record,) = [r for r in json.loads(target.read_text())["results"] if r["id"] == "mine.scale"]
+    general = record["evidence"][0]
+    assert general["engine"] == "general" and general["outcome"] == "not proved"
+    assert general["residual"] and general["residual_latex"] and asked
+
+
 @pytest.mark.parametrize(
     "argv",
     [
