@@ -3,7 +3,8 @@
 Runs the whole catalog twice in this one process — once with the general engine only (the
 engine that gives the verdicts), once with every engine — and prints each engine's CPU
 seconds (time.process_time, so other load on the machine does not count) and the ratio
-full / general-only. The issue's target is a ratio of at most 4.
+full / general-only. The issue's target is a ratio of at most 4. The catalog is loaded once,
+before both runs, and its load is printed apart.
 
 Run: python benchmarks/verify_catalog.py [--engines general,concrete,numeric]
 """
