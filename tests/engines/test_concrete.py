@@ -800,6 +800,38 @@ def test_the_ring_finds_every_radicand_and_symbol_of_shared_parts(k):
     assert symbols == {v for e in exprs for v in e.free_symbols}
 
 
+def _kept_polynomials():
+    t, w, a, b = sympy.symbols("t w a b", real=True)
+    f = sympy.Function("F")(t)
+    leaves = st.sampled_from([t, w, a, b, f, sympy.Integer(2), sympy.Rational(-1, 3), a + t])
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, min_size=2, max_size=3).map(lambda xs: sympy.Add(*xs)),
+            st.lists(inner, min_size=2, max_size=3).map(lambda xs: sympy.Mul(*xs)),
+            st.tuples(inner, st.integers(-1, 3)).map(lambda p: p[0] ** p[1] if p[0] else p[0]),
+        ),
+        max_leaves=12,
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(_kept_polynomials())
+def test_an_inner_product_is_split_by_monomial_as_its_expansion_is(total):
+    # The named coefficients of a symbolic check come from by_monomial, which multiplies out
+    # the kept symbols (t, w, F(t)) only: Σ coefficient·monomial must be the expansion of the
+    # sum with its terms of order t² dropped, and no coefficient may hold a kept symbol.
+    from lnsym.engines.concrete.monomials import by_monomial
+
+    t, w = sympy.symbols("t w", real=True)
+    f = sympy.Function("F")(t)
+    parts = by_monomial(total, {t, w, f}, t)
+    assert not any(c.has(t, w, f) for c in parts.values())
+    rebuilt = sympy.Add(*(c * m for m, c in parts.items()))
+    kept = [x for x in sympy.Add.make_args(sympy.expand(total)) if x.as_powers_dict().get(t, 0) < 2]
+    assert sympy.expand(rebuilt - sympy.Add(*kept)) == 0
+
+
 def test_the_cross_check_comparison_tells_near_equal_numbers_apart():
     from lnsym.engines.concrete.values import _agree
 

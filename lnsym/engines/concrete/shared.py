@@ -26,9 +26,10 @@ class _Names:
     A sum Σᵢ aᵢbᵢ over d coordinates is the bulk of every symbolic expression. It is written
     as a polynomial in the symbols that must stay visible — the perturbations t, the F(t) of
     :meth:`~lnsym.engines.concrete.values._Evaluator._abbreviate` and a generic direction
-    w — and each coefficient, free of them, gets a name K: d/dt then treats K as the
-    constant it is. The polynomial reduction (:class:`~lnsym.engines.concrete.ring._Fractions`)
-    expands every name again, once.
+    w (:func:`~lnsym.engines.concrete.monomials.by_monomial`, which leaves the coefficients
+    unexpanded) — and each coefficient, free of them, gets a name K: d/dt then treats K as
+    the constant it is. The polynomial reduction
+    (:class:`~lnsym.engines.concrete.ring._Fractions`) expands every name, once.
 
     A name's label is a digest of what it stands for, not a counter: the symbolic values are
     shared by the checks of every claim (:data:`_SHARED`), and SymPy orders the terms of a
@@ -42,14 +43,6 @@ class _Names:
         self.uses: dict[sympy.Symbol, frozenset[sympy.Symbol]] = {}
         self._names: dict[sympy.Expr, sympy.Symbol] = {}
         self._digests: dict[sympy.Basic, bytes] = {}
-
-    def group(self, terms: Sequence[sympy.Expr], keep: set[sympy.Expr]) -> sympy.Expr:
-        """The sum of ``terms`` grouped by their monomials in ``keep``, coefficients named."""
-        groups: dict[sympy.Expr, list[sympy.Expr]] = {}
-        for term in terms:
-            coefficient, monomial = term.as_independent(*keep, as_Add=False)
-            groups.setdefault(monomial, []).append(coefficient)
-        return sympy.Add(*(self.name(sympy.Add(*c)) * m for m, c in groups.items()))
 
     def name(self, e: sympy.Expr) -> sympy.Expr:
         """A name for ``e`` (small expressions stand for themselves)."""

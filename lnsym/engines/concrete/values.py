@@ -26,6 +26,7 @@ from sympy.core.function import AppliedUndef
 
 from lnsym import ir
 from lnsym.engines.concrete.arithmetic import Undefined as _Undefined
+from lnsym.engines.concrete.monomials import by_monomial
 from lnsym.engines.concrete.shared import _Names, _Shared
 from lnsym.engines.concrete.sympy_numbers import AGREEMENT_DIGITS as AGREEMENT_DIGITS
 from lnsym.engines.concrete.sympy_numbers import SympyValue as SympyValue
@@ -237,14 +238,16 @@ class _Evaluator:
             return self.names.name(total)
         if self.names is None and not self.expand:
             return total
+        # Terms of order t² cannot change d/dt at t = 0, the only use of this value.
+        t = self.perturbations[-1] if self.perturbations else None
+        if self.names is not None:
+            # Grouped by monomials in what must stay visible, each coefficient named.
+            parts = by_monomial(total, keep | total.atoms(AppliedUndef), t)
+            return sympy.Add(*(self.names.name(c) * m for m, c in parts.items()))
         terms = sympy.Add.make_args(sympy.expand(total))
-        if self.perturbations:
-            # Terms of order t² cannot change d/dt at t = 0, the only use of this value.
-            t = self.perturbations[-1]
+        if t is not None:
             terms = tuple(x for x in terms if x.as_powers_dict().get(t, 0) < 2)
-        if self.names is None:
-            return sympy.Add(*terms)
-        return self.names.group(terms, keep | total.atoms(AppliedUndef))
+        return sympy.Add(*terms)
 
     def _abbreviate(self, value: sympy.Expr) -> sympy.Expr:
         """Write a power that depends on the innermost t as F(t), so SymPy differentiates it
