@@ -245,6 +245,11 @@ def _times(a: PolyElement, b: PolyElement) -> PolyElement:
     scale = scale_a * scale_b
     rational = QQ.dtype
     product = R.zero
+    if scale == 1:  # integer coefficients: no gcd to take
+        for m, c in out.items():
+            if c:
+                product[m] = rational(c)
+        return product
     for m, c in out.items():
         if c:
             product[m] = rational(c, scale)
