@@ -33,8 +33,9 @@ and assembles what it found); ``dimension`` (checking one d); ``examine`` (one e
 ``recheck`` (:func:`recheck`, :func:`promote`); ``formatting`` (the typed counterexample;
 a point in error messages); ``problem``, ``degrees`` and ``points`` (what is compared, the degree
 bounds, the points tried); ``ring`` (the symbolic zero test); ``values``, ``shared``,
-``sympy_numbers`` and ``instantiate`` (SymPy values of the IR, names and shared values, exact
-SymPy numbers, :func:`instantiate` and :func:`jacobian`); ``exact``, ``arithmetic`` and
+``monomials``, ``sympy_numbers`` and ``instantiate`` (SymPy values of the IR, names and shared
+values, inner products split by monomial, exact SymPy numbers, :func:`instantiate` and
+:func:`jacobian`); ``exact``, ``arithmetic`` and
 ``interning`` (exact evaluation at points: the evaluator, its numbers and jets, interned nodes).
 
 An identity is decided at each d without ``simplify`` (cheap on true claims, explosive on
