@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lnsym import ir
-from lnsym.engines.general import Decision, GeneralEngine, to_expr
+from lnsym.engines.general import Decision, GeneralEngine
 from lnsym.errors import ExpressionError
 from lnsym.ir.signs import POSITIVE, UNKNOWN, sign
 
@@ -44,12 +44,13 @@ def prove_inequality(
         else (statement.certificate[0])
     )
     gap = ir.add(statement.rhs, ir.negate(statement.lhs))
-    failed = "certificate identity fails: rhs − lhs − Σ tₖ does not vanish for symbolic d"
-    if not shown:
-        if not engine.equal(gap, total, tuple(assumptions)):
-            return Decision(False, failed)
-    elif (rest := engine.residual(gap, total, tuple(assumptions))) is not None:
-        return Decision(False, failed, to_expr(rest))
+    equal, residual = engine.compare(gap, total, tuple(assumptions), shown=shown)
+    if not equal:
+        return Decision(
+            False,
+            "certificate identity fails: rhs − lhs − Σ tₖ does not vanish for symbolic d",
+            residual,
+        )
     signs = [(term, sign(term)) for term in statement.certificate]
     unknown = [f"t{i + 1} = {term!r}" for i, (term, s) in enumerate(signs) if s == UNKNOWN]
     if unknown:

@@ -169,6 +169,21 @@ class GeneralEngine:
             return VectorForm.of({m: _shown(c) for m, c in left_over.items()})
         return None if is_zero(diff) else _shown(diff)
 
+    def compare(
+        self,
+        lhs: ir.Expr,
+        rhs: ir.Expr,
+        assumptions: Iterable[ir.Assumption] = (),
+        *,
+        shown: bool = True,
+    ) -> tuple[bool, ir.Expr | None]:
+        """Whether lhs = rhs for every d, and for a failure its canonical residual when
+        ``shown`` (:meth:`residual`), else None (:meth:`equal`, cheaper)."""
+        if not shown:
+            return self.equal(lhs, rhs, assumptions), None
+        rest = self.residual(lhs, rhs, assumptions)
+        return rest is None, None if rest is None else to_expr(rest)
+
     def decide(
         self, statement: ir.Eq, assumptions: Iterable[ir.Assumption] = (), *, shown: bool = True
     ) -> Decision:
@@ -193,17 +208,11 @@ class GeneralEngine:
             if statement.lhs == statement.rhs:
                 return Decision(True, "both sides are the same expression")
             return Decision(True, "both sides are the same expression after the chain rule")
-        statement = ir.Eq(lhs, rhs)
         if self._congruent(lhs, rhs, assumptions):
             return Decision(True, "the same operations applied to arguments equal for symbolic d")
-        if not shown:
-            if self.equal(lhs, rhs, assumptions):
-                return Decision(True, "normal forms agree for symbolic d")
-            return Decision(False, "lhs − rhs does not vanish for symbolic d")
-        rest = self.residual(lhs, rhs, assumptions)
-        if rest is None:
+        equal, residual = self.compare(lhs, rhs, assumptions, shown=shown)
+        if equal:
             return Decision(True, "normal forms agree for symbolic d")
-        residual = to_expr(rest)
         return Decision(False, "lhs − rhs does not vanish for symbolic d", residual)
 
     def _decide_sliced(
