@@ -35,22 +35,23 @@ def by_monomial(
     >>> by_monomial((a + t * w) * (b + t), {t, w}, t)
     {1: a*b, t: a, t*w: b}
     """
-    symbols = {k for k in keep if k.is_Symbol}
-    functions = {k for k in keep if not k.is_Symbol}
     memo: dict[sympy.Expr, _Terms] = {}
+    # Whether a part holds a kept symbol, found bottom-up once per distinct part (the
+    # values share most of their parts, and free_symbols would walk each one again).
+    held: dict[sympy.Basic, bool] = {}
 
-    def holds(e: sympy.Expr) -> bool:
-        return bool(e.free_symbols & symbols) or bool(functions and e.has(*functions))
-
-    def degree(m: sympy.Expr) -> int:
-        return int(m.as_powers_dict().get(t, 0)) if t is not None else 0
+    def holds(e: sympy.Basic) -> bool:
+        found = held.get(e)
+        if found is None:
+            found = held[e] = e in keep or any(holds(a) for a in e.args)
+        return found
 
     def times(a: _Terms, b: _Terms) -> _Terms:
         out: _Terms = {}
         for ma, ca in a.items():
             for mb, cb in b.items():
                 m = ma * mb
-                if t is not None and degree(m) >= 2:
+                if t is not None and m.as_powers_dict().get(t, 0) >= 2:
                     continue
                 out.setdefault(m, []).append(sympy.Mul(sympy.Add(*ca), sympy.Add(*cb)))
         return out
