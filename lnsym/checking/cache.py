@@ -64,6 +64,9 @@ class ResultCache:
     def __init__(self, root: Path, settings: tuple[Any, ...]) -> None:
         self.root = Path(root) / f"results-{FORMAT}" / _environment()
         self._options = settings
+        #: id of a claim → (the claim, its entry's path): a miss is a get, then a put, and
+        #: the key walks the whole claim. The claim stays alive, so its id stays its own.
+        self._paths: dict[int, tuple[Claim, Path | None]] = {}
 
     def get(self, claim: Claim) -> Result | None:
         """The stored result of ``claim`` (with this very claim object), or None."""
@@ -103,8 +106,12 @@ class ResultCache:
                 os.unlink(tmp.name)
 
     def _path(self, claim: Claim) -> Path | None:
-        key = content_key((self._options, claim))
-        return None if key is None else self.root / key[:2] / f"{key}.pickle"
+        found = self._paths.get(id(claim))
+        if found is None:
+            key = content_key((self._options, claim))
+            path = None if key is None else self.root / key[:2] / f"{key}.pickle"
+            found = self._paths[id(claim)] = (claim, path)
+        return found[1]
 
 
 def content_key(obj: Any) -> str | None:
