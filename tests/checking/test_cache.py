@@ -115,10 +115,20 @@ def test_code_from_outside_lnsym_is_never_keyed(tmp_path):
     assert not any(p.suffix == ".pickle" for p in tmp_path.rglob("*"))
 
 
-def test_a_result_cut_by_the_clock_is_not_kept(tmp_path):
+@pytest.mark.parametrize(
+    ("verdict", "evidence"),
+    [
+        (
+            Verdict.TIMEOUT,
+            Evidence("concrete", Outcome.TIMEOUT, "the wall-clock safety net ran out", 1.0),
+        ),
+        (Verdict.ERROR, Evidence("concrete", Outcome.ERROR, "internal MemoryError: ", 1.0)),
+    ],
+    ids=["cut by the clock", "engine crash"],
+)
+def test_a_result_cut_by_the_clock_or_an_engine_crash_is_not_kept(tmp_path, verdict, evidence):
     cache = ResultCache(tmp_path, Options().evidence_settings())
-    stopped = Evidence("concrete", Outcome.TIMEOUT, "the wall-clock safety net ran out", 1.0)
-    cache.put(SHIFT, Result(SHIFT, Verdict.TIMEOUT, (stopped,), 1.0))
+    cache.put(SHIFT, Result(SHIFT, verdict, (evidence,), 1.0))
     assert cache.get(SHIFT) is None
 
 
@@ -196,13 +206,6 @@ def test_only_results_of_other_lnsym_versions_are_removed(tmp_path, monkeypatch)
     _checker(tmp_path).check(SHIFT)
     assert not stale.exists() and mine.is_dir()
     assert len(list(results.rglob("*.pickle"))) == 1
-
-
-def test_an_engine_crash_is_not_kept(tmp_path):
-    cache = ResultCache(tmp_path, Options().evidence_settings())
-    crash = Evidence("concrete", Outcome.ERROR, "internal MemoryError: ", 1.0)
-    cache.put(SHIFT, Result(SHIFT, Verdict.ERROR, (crash,), 1.0))
-    assert cache.get(SHIFT) is None
 
 
 def test_a_result_that_cannot_be_stored_is_only_not_kept(tmp_path):
