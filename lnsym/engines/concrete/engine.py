@@ -44,7 +44,7 @@ false ones — and false claims are what a checker must reject fast):
 - *symbolic* (d ≤ ``symbolic_up_to`` and while the expansion stays small): ε is
   reparametrized as s² − q with a new positive symbol s, for the variance q of the claim's
   layer input, so that √(q + ε) = s; any other square root becomes a generator r with
-  r² = R. Both sides become num/den over a sparse polynomial ring (``sympy.polys.rings``,
+  r² = R. Both sides become num/den over a sparse polynomial ring (FLINT's ``fmpq_mpoly``,
   no gcds); they are equal when num reduces to 0 modulo the relations r² − R.
 - *random-rational* (otherwise): both sides are evaluated exactly at random integer points,
   with s drawn first and ε = s² − q so that the root stays rational. By the Schwartz–Zippel
