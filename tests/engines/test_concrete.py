@@ -877,6 +877,34 @@ def test_the_derivative_is_the_expression_sympy_diff_builds(k):
     assert sympy.srepr(_derivative(e, t)) == sympy.srepr(sympy.diff(e, t))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=8, max_size=8), st.integers(1, 9))
+def test_the_slope_at_zero_is_the_derivative_at_zero(k, n):
+    # The derivative at t = 0 is built directly (factors not differentiated are taken at 0,
+    # t² terms never built); it must equal the derivative taken first and then set to t = 0,
+    # with F(t) and F'(t) given values at 0 — through powers of t itself, whose base is 0.
+    from lnsym.engines.concrete.values import _derivative, _Slope
+
+    t = sympy.Dummy("t")
+    a = sympy.Dummy("a", real=True)
+    x, y = sympy.Dummy("x", real=True), sympy.Dummy("y")
+    F = sympy.Function("F0")(t)
+    base = k[0] * x + k[1] * t * y + k[2] * F + 1
+    e = (
+        base**2 * (x + k[3] * t) ** sympy.Rational(-1, 2)
+        + k[4] * t**2 * F / (x + t) ** 3
+        + (x**2 + 1) ** (a + t) * k[5]
+        + k[6] * (t + k[7] * t**2) ** 2 * y
+        + sympy.sqrt(base) / (y + k[7] * t) * t ** (n % 3)
+    )
+    at_zero = {t: sympy.Integer(0), F: sympy.Rational(n, 7), sympy.Derivative(F, t): k[0] - 1}
+    slope = _Slope(t, at_zero).of(e)
+    expected = _derivative(e, t).xreplace(at_zero)
+    assert not slope.has(t, F, sympy.nan, sympy.zoo)
+    point = {x: sympy.Rational(n + 2, 3), y: sympy.Rational(5, n + 1), a: sympy.Rational(1, n)}
+    assert abs(sympy.N((slope - expected).xreplace(point), 60)) < sympy.Float(10) ** -40
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(

@@ -4,12 +4,13 @@ Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the 
 atom becomes d coordinates — Dummy symbols inside checks, readable symbols z_1, …, z_d for
 :func:`~lnsym.engines.concrete.instantiate.instantiate` and
 :func:`~lnsym.engines.concrete.instantiate.jacobian` — or d numbers at a point; derivatives are
-``sympy.diff`` in a perturbation t (of a vector atom z ↦ z + t·h, or of a scalar symbol
-a ↦ a + t for a derivative with respect to a) — taken by :func:`_derivative`, which applies
-SymPy's own rules for sums, products and powers without ``diff``'s per-node bookkeeping and
-returns the same expression. Inner products get names (:class:`_Names`) so that SymPy
-differentiates short expressions, and the symbolic values of a node are shared by the checks of
-all claims (:class:`_Shared`).
+d/dt at t = 0 in a perturbation t (of a vector atom z ↦ z + t·h, or of a scalar symbol
+a ↦ a + t for a derivative with respect to a) — taken by :class:`_Slope`, which applies
+SymPy's rules for sums, products and powers with every factor not differentiated taken at
+t = 0 (the derivative at 0 without building the derivative first; :func:`_derivative` is the
+derivative itself, ``sympy.diff``'s expression without its per-node bookkeeping). Inner
+products get names (:class:`_Names`) so that SymPy differentiates short expressions, and the
+symbolic values of a node are shared by the checks of all claims (:class:`_Shared`).
 
 This module holds the evaluator (:class:`_Evaluator`) and :func:`_free_variables`. The names
 and the shared store are in :mod:`lnsym.engines.concrete.shared`; ``_sign`` and ``_real``,
@@ -293,11 +294,12 @@ class _Evaluator:
         # F(t) and F'(t) at t = 0, from SymPy's derivative of each definition, in order.
         at_zero: dict[sympy.Expr, sympy.Expr] = {t: _ZERO}
         for function, definition in child.level or ():
-            at_zero[sympy.Derivative(function, t)] = _derivative(definition, t).xreplace(at_zero)
+            at_zero[sympy.Derivative(function, t)] = _Slope(t, at_zero).of(definition)
             at_zero[function] = definition.xreplace(at_zero)
+        slope = _Slope(t, at_zero)
         if isinstance(value, tuple):
-            return tuple(_derivative(x, t).xreplace(at_zero) for x in value)
-        return _derivative(value, t).xreplace(at_zero)
+            return tuple(slope.of(x) for x in value)
+        return slope.of(value)
 
     def _linear_form(
         self, f: ir.Expr, wrt: ir.VectorAtom, cotangent: tuple[sympy.Expr, ...] | None = None
@@ -359,6 +361,52 @@ def _derivative(x: sympy.Expr, t: sympy.Symbol) -> sympy.Expr:
             return x * (dbase * exponent / base)
         return x * (dexp * sympy.log(base) + dbase * exponent / base)
     return sympy.diff(x, t)
+
+
+class _Slope:
+    """d/dt at t = 0 of expressions, ``_derivative(x, t).xreplace(at_zero)`` built directly:
+    each factor that is not differentiated is taken at t = 0 (once per distinct part, shared
+    by the coordinates of a vector), and a term whose differentiated factor does not hold t
+    is never built. ``at_zero`` maps t, each F(t) and each F'(t) to its value at 0."""
+
+    def __init__(self, t: sympy.Symbol, at_zero: Mapping[sympy.Expr, sympy.Expr]) -> None:
+        self.t = t
+        self.at_zero = at_zero
+        self._values: dict[sympy.Expr, sympy.Expr] = {}
+        self._slopes: dict[sympy.Expr, sympy.Expr] = {}
+
+    def value(self, x: sympy.Expr) -> sympy.Expr:
+        found = self._values.get(x)
+        if found is None:
+            found = self._values[x] = x.xreplace(self.at_zero)
+        return found
+
+    def of(self, x: sympy.Expr) -> sympy.Expr:
+        found = self._slopes.get(x)
+        if found is None:
+            found = self._slopes[x] = self._slope(x)
+        return found
+
+    def _slope(self, x: sympy.Expr) -> sympy.Expr:
+        t = self.t
+        if t not in x.free_symbols:
+            return _ZERO
+        if x.is_Add:
+            return sympy.Add(*(self.of(a) for a in x.args))
+        if x.is_Mul:
+            args = x.args
+            terms = []
+            for i, a in enumerate(args):
+                if t in a.free_symbols:
+                    rest = [self.value(b) for j, b in enumerate(args) if j != i]
+                    terms.append(sympy.Mul(*rest[:i], self.of(a), *rest[i:]))
+            return sympy.Add(*terms)
+        if x.is_Pow:
+            base, exponent = x.base, x.exp
+            if t not in exponent.free_symbols:
+                # x·(base' · n / base), which SymPy makes n·base^(n − 1)·base' (one base).
+                return sympy.Mul(exponent, self.value(base ** (exponent - 1)), self.of(base))
+        return _derivative(x, t).xreplace(self.at_zero)
 
 
 # ---------------------------------------------------------------------------------------
