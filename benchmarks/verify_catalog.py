@@ -1,17 +1,21 @@
 """CPU seconds of checking the built-in catalog, per engine, against the general engine alone.
 
-Runs the whole catalog twice in this one process — once with the general engine only (the
-engine that gives the verdicts), once with every engine — and prints each engine's CPU
-seconds (time.process_time, so other load on the machine does not count) and the ratio
-full / general-only. The issue's target is a ratio of at most 4. The catalog is loaded once,
-before both runs, and its load is printed apart.
+Runs the whole catalog twice, each time in a fresh process of its own — once with the general
+engine only (the engine that gives the verdicts), once with every engine — and prints each
+engine's CPU seconds (time.process_time, so other load on the machine does not count) and the
+ratio full / general-only. The issue's target is a ratio of at most 4. Fresh processes, so
+that neither run finds the other's caches warm (SymPy's, the engines' memo tables); in each,
+the catalog is loaded before the timing, and its load is printed apart.
 
-Run: python benchmarks/verify_catalog.py [--engines general,concrete,numeric]
+Run: python benchmarks/verify_catalog.py [--engines general,concrete,numeric] [--rounds N]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
+import sys
 import time
 from collections import defaultdict
 
@@ -30,9 +34,11 @@ def catalog_claims() -> list:
     return out
 
 
-def _run(engines: tuple[str, ...], claims: list) -> tuple[float, dict[str, float], dict[str, int]]:
+def _run(
+    engines: tuple[str, ...], claims: list, residuals: bool = True
+) -> tuple[float, dict[str, float], dict[str, int]]:
     """Total CPU seconds, CPU seconds per engine, and the count of each verdict."""
-    checker = Checker(Options(timeout=None, engines=engines))
+    checker = Checker(Options(timeout=None, engines=engines, residuals=residuals))
     per_engine: dict[str, float] = defaultdict(float)
     verdicts: dict[str, int] = defaultdict(int)
     runner = checker._run
@@ -51,22 +57,53 @@ def _run(engines: tuple[str, ...], claims: list) -> tuple[float, dict[str, float
     return time.process_time() - start, dict(per_engine), dict(verdicts)
 
 
+def _route(engines: tuple[str, ...], residuals: bool) -> None:
+    """One run in this process: print its load, CPU seconds and verdicts as one JSON line."""
+    start = time.process_time()
+    claims = catalog_claims()
+    load_seconds = time.process_time() - start
+    total, per_engine, verdicts = _run(engines, claims, residuals)
+    counts = {str(v.value if hasattr(v, "value") else v): n for v, n in verdicts.items()}
+    record = {"load": load_seconds, "claims": len(claims), "total": total}
+    print(json.dumps({**record, "engines": per_engine, "verdicts": counts}))
+
+
+def _in_fresh_process(engines: tuple[str, ...], residuals: bool) -> dict:
+    command = [sys.executable, __file__, "--route", ",".join(engines)]
+    command += [] if residuals else ["--no-residuals"]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--engines", default="general,concrete,numeric")
-    engines = tuple(parser.parse_args().engines.split(","))
-    # Loaded once, outside both timings: the first load derives 07_derived's closed forms,
-    # which would otherwise count in whichever run came first.
-    start = time.process_time()
-    claims = catalog_claims()
-    print(f"catalog load : {time.process_time() - start:7.2f} s CPU  ({len(claims)} claims)")
-    general_total, _, general_verdicts = _run(("general",), claims)
-    total, per_engine, verdicts = _run(engines, claims)
-    print(f"general only : {general_total:7.2f} s CPU  {dict(sorted(general_verdicts.items()))}")
-    print(f"{','.join(engines):<13}: {total:7.2f} s CPU  {dict(sorted(verdicts.items()))}")
-    for name, seconds in sorted(per_engine.items(), key=lambda kv: -kv[1]):
-        print(f"  {name:<10} {seconds:7.2f} s CPU  ({100 * seconds / total:4.1f} %)")
-    print(f"ratio {'+'.join(engines)} / general-only: {total / general_total:.1f}  (target ≤ 4)")
+    parser.add_argument("--rounds", type=int, default=1, help="general-only and full, in turn")
+    parser.add_argument(
+        "--no-residuals",
+        action="store_true",
+        help="as `lnsym verify` without --json and `lnsym report` check: the general engine "
+        "does not write out what is left of a false equality (the API and --json do)",
+    )
+    parser.add_argument("--route", help=argparse.SUPPRESS)  # the child process's one run
+    args = parser.parse_args()
+    residuals = not args.no_residuals
+    if args.route:
+        _route(tuple(args.route.split(",")), residuals)
+        return
+    engines = tuple(args.engines.split(","))
+    print(f"residuals {'computed (API, verify --json)' if residuals else 'not computed'}")
+    for _ in range(args.rounds):
+        general = _in_fresh_process(("general",), residuals)
+        full = _in_fresh_process(engines, residuals)
+        print(f"catalog load : {general['load']:7.2f} / {full['load']:.2f} s CPU  "
+              f"({general['claims']} claims; not in the timings below)")  # fmt: skip
+        print(f"general only : {general['total']:7.2f} s CPU  {general['verdicts']}")
+        print(f"{','.join(engines):<13}: {full['total']:7.2f} s CPU  {full['verdicts']}")
+        for name, seconds in sorted(full["engines"].items(), key=lambda kv: -kv[1]):
+            print(f"  {name:<10} {seconds:7.2f} s CPU  ({100 * seconds / full['total']:4.1f} %)")
+        ratio = full["total"] / general["total"]
+        print(f"ratio {'+'.join(engines)} / general-only: {ratio:.1f}  (target ≤ 4)")
 
 
 if __name__ == "__main__":
