@@ -3,9 +3,10 @@
 A result is stored under a SHA-256 of everything its verdict depends on: the claim itself
 (every field, structurally — IR nodes, SymPy objects with their assumptions, premises and
 lemmas), the checking options that choose the evidence (engines, max_d, samples, seed), the
-source of the installed ``lnsym`` package, and the versions of Python, SymPy, mpmath and
-NumPy. Change any of them and the result is checked afresh. Only results the engines reached
-within their deterministic limits are kept: one cut by the wall-clock safety net is not.
+source of the installed ``lnsym`` package, and the versions of Python, SymPy (with its ground
+types), mpmath, NumPy and python-flint. Change any of them and the result is checked afresh.
+Only results the engines reached within their deterministic limits are kept: one cut by the
+wall-clock safety net is not.
 
 Claims that hold objects lnsym cannot key by content (a function or class from a user's
 module, say a lemma schema of their own) are never cached. The command line uses the cache
@@ -182,13 +183,15 @@ def _lnsym_name(obj: Any) -> str:
 @functools.cache
 def _environment() -> str:
     """A digest of the lnsym source and the versions that can change a verdict."""
+    import flint
     import mpmath  # type: ignore[import-untyped]
     import numpy
+    from sympy.external.gmpy import GROUND_TYPES
 
     digest = hashlib.sha256()
-    for value in (FORMAT, sys.version, platform.machine(), sympy.__version__):
+    for value in (FORMAT, sys.version, platform.machine(), sympy.__version__, GROUND_TYPES):
         digest.update(f"{value}\x00".encode())
-    for value in (mpmath.__version__, numpy.__version__):
+    for value in (mpmath.__version__, numpy.__version__, flint.__version__):
         digest.update(f"{value}\x00".encode())
     for path in sorted(_PACKAGE.rglob("*.py")):
         digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\x00" + path.read_bytes())

@@ -150,6 +150,21 @@ def test_a_change_to_the_lnsym_source_starts_a_new_cache(tmp_path, monkeypatch):
     assert cache_module._environment.__wrapped__() != before
 
 
+@pytest.mark.parametrize(
+    ("module", "attribute"),
+    [("flint", "__version__"), ("sympy.external.gmpy", "GROUND_TYPES"), ("numpy", "__version__")],
+)
+def test_another_version_of_what_decides_a_verdict_starts_a_new_cache(
+    module, attribute, monkeypatch
+):
+    # python-flint multiplies the concrete engine's polynomials and is SymPy's ground type.
+    import importlib
+
+    before = cache_module._environment.__wrapped__()
+    monkeypatch.setattr(importlib.import_module(module), attribute, "0.0.0-other")
+    assert cache_module._environment.__wrapped__() != before
+
+
 def _verify(tmp_path, *options: str) -> subprocess.CompletedProcess[str]:
     module = tmp_path / "claims.py"
     module.write_text(

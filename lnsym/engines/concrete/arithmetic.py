@@ -45,7 +45,7 @@ from sympy.polys.domains import QQ
 
 from lnsym.errors import DomainError, UnsupportedError
 
-#: Exact rationals: SymPy's fastest available type (gmpy2's mpq if installed).
+#: Exact rationals: SymPy's ground type (FLINT's fmpq with python-flint, a dependency).
 Q: Any = QQ.dtype
 ZERO, ONE = Q(0), Q(1)
 
