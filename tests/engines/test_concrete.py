@@ -852,6 +852,15 @@ def test_the_cross_check_comparison_tells_near_equal_numbers_apart():
     assert _agree(sympy.Rational(1, 3), sympy.Rational(2, 6))
 
 
+def _moving_parts(k):
+    """t, a real exponent a, x real, y, F(t), and a base in all of them with coefficients k."""
+    t = sympy.Dummy("t")
+    x, y = sympy.Dummy("x", real=True), sympy.Dummy("y")
+    F = sympy.Function("F0")(t)
+    base = k[0] * x + k[1] * t * y + k[2] * F + 1
+    return t, sympy.Dummy("a", real=True), x, y, F, base
+
+
 # 20 examples: the expression's shape is fixed, k only makes its coefficients zero, negative
 # or positive, and each example costs a slow sympy.diff (60 took ≈ 5 s of the suite).
 @settings(max_examples=20, deadline=None)
@@ -862,11 +871,7 @@ def test_the_derivative_is_the_expression_sympy_diff_builds(k):
     # so that the symbolic reduction and its work limit see exactly what they saw before.
     from lnsym.engines.concrete.values import _derivative
 
-    t = sympy.Dummy("t")
-    a = sympy.Dummy("a", real=True)
-    x, y = sympy.Dummy("x", real=True), sympy.Dummy("y")
-    F = sympy.Function("F0")(t)
-    base = k[0] * x + k[1] * t * y + k[2] * F + 1
+    t, a, x, y, F, base = _moving_parts(k)
     e = (
         base**2 * (x + k[3] * t) ** sympy.Rational(-1, 2)
         + k[4] * sympy.Abs(x + t) * F
@@ -885,11 +890,7 @@ def test_the_slope_at_zero_is_the_derivative_at_zero(k, n):
     # with F(t) and F'(t) given values at 0 — through powers of t itself, whose base is 0.
     from lnsym.engines.concrete.values import _derivative, _Slope
 
-    t = sympy.Dummy("t")
-    a = sympy.Dummy("a", real=True)
-    x, y = sympy.Dummy("x", real=True), sympy.Dummy("y")
-    F = sympy.Function("F0")(t)
-    base = k[0] * x + k[1] * t * y + k[2] * F + 1
+    t, a, x, y, F, base = _moving_parts(k)
     e = (
         base**2 * (x + k[3] * t) ** sympy.Rational(-1, 2)
         + k[4] * t**2 * F / (x + t) ** 3
