@@ -882,6 +882,28 @@ def test_the_derivative_is_the_expression_sympy_diff_builds(k):
     assert sympy.srepr(_derivative(e, t)) == sympy.srepr(sympy.diff(e, t))
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-3, 3), min_size=6, max_size=6),
+    st.fractions(min_value=-3, max_value=3, max_denominator=4),
+)
+def test_powers_of_sums_are_the_expressions_sympy_builds(k, n):
+    # A symbolic sum to a rational power skips SymPy's evaluation, which must not have
+    # changed it: the very expression (tree and argument order) that ** builds.
+    from lnsym.engines.concrete.values import _power
+
+    t, a, x, y, F, base = _moving_parts(k)
+    exponent = sympy.Rational(n.numerator, n.denominator)
+    for b in (
+        base,
+        k[3] * x + k[4] * sympy.sqrt(y**2 + 1),
+        x**2 / 3 + k[5] * sympy.Abs(y) * F,
+        sympy.Integer(k[0]) + sympy.sqrt(2) * k[1],
+        x + k[2],
+    ):
+        assert sympy.srepr(_power(b, exponent)) == sympy.srepr(b**exponent)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(-3, 3), min_size=8, max_size=8), st.integers(1, 9))
 def test_the_slope_at_zero_is_the_derivative_at_zero(k, n):

@@ -176,7 +176,7 @@ class _Evaluator:
                     at_zero = {t: _ZERO for t in self.perturbations + self.generic}
                     if value.xreplace(at_zero) == 0:
                         raise _Undefined(f"the power {n} of 0")
-                return self._abbreviate(value**n)
+                return self._abbreviate(_power(value, n))
             case ir.Substitution(expr=inner, target=target, value=bound):
                 if isinstance(target, ir.VectorAtom):
                     return self._rebind(vectors={target.name: self._vec(bound)}).value(inner)
@@ -332,6 +332,17 @@ class _Evaluator:
         if sum(found.values()) != self.d:
             raise UnsupportedError("the eigenvalues of JᵀJ have no closed form here")
         return sympy.sqrt(max(found, key=lambda lam: sympy.re(lam.evalf(50))))
+
+
+def _power(base: sympy.Expr, n: sympy.Expr) -> sympy.Expr:
+    """``base**n``, the same expression; a symbolic sum to a rational power is built without
+    SymPy's evaluation, which for such a base changes nothing after asking whether a term of
+    a two-term sum is infinite — an assumption query through the whole sum. (``Add._eval_power``
+    returns None for a sum that is not a number unless a term holds the imaginary unit,
+    which the IR's real values never do; the expressions are compared in the tests.)"""
+    if base.is_Add and n.is_Rational and n not in (0, 1) and base.free_symbols:
+        return sympy.Pow(base, n, evaluate=False)
+    return base**n
 
 
 def _derivative(x: sympy.Expr, t: sympy.Symbol) -> sympy.Expr:
