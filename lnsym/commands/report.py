@@ -58,8 +58,10 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check, render, then write the reports or (``--check``) compare them with DIR."""
     from lnsym.checking.catalog import load
+    from lnsym.report.ahead import figures_drawn_meanwhile
     from lnsym.report.build import (
         check_catalog,
+        figure_formats,
         parse_formats,
         render_report,
         stale_files,
@@ -74,9 +76,11 @@ def run(args: argparse.Namespace) -> int:
     check_output_dir(args.out)
     sections = load(list(args.paths))
     document = document_for(sections, list(args.paths))  # before the long check
-    results = check_catalog(
-        sections, checker_options(args), jobs=jobs(args.jobs), total_timeout=args.total_timeout
-    )
+    # The figures depend on nothing the check finds: they are drawn meanwhile.
+    with figures_drawn_meanwhile(document.figures, figure_formats(formats)):
+        results = check_catalog(
+            sections, checker_options(args), jobs=jobs(args.jobs), total_timeout=args.total_timeout
+        )
     stopped = timed_out(results)
     if stopped:
         # A verdict cut by the clock would make the report depend on the machine's load.

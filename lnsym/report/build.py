@@ -127,6 +127,12 @@ def fingerprint(tex: str, figures: dict[str, bytes]) -> str:
     return digest.hexdigest()
 
 
+def figure_formats(formats: Iterable[str]) -> list[str]:
+    """The figure formats the report formats ``formats`` embed (SVG for Markdown, PDF for
+    LaTeX and its PDF), in a fixed order."""
+    return sorted({_FIGURE_FORMAT[f] for f in formats})
+
+
 def render_report(
     model: ReportModel,
     formats: Iterable[str] = FORMATS,
@@ -153,10 +159,9 @@ def render_report(
     """
     formats = tuple(formats)
     out = Rendered()
-    figure_formats = sorted({_FIGURE_FORMAT[f] for f in formats})
-    figures: dict[str, dict[str, bytes]] = {fmt: {} for fmt in figure_formats}
+    figures: dict[str, dict[str, bytes]] = {fmt: {} for fmt in figure_formats(formats)}
     for spec in _used_figures(model):
-        for fmt in figure_formats:
+        for fmt in figures:
             figures[fmt][f"{FIGURE_DIR}/{spec.name}.{fmt}"] = render_figure(spec, fmt)
     if "md" in formats:
         out.files.update(figures["svg"])

@@ -212,7 +212,18 @@ def render_figure(spec: FigureSpec, fmt: str) -> bytes:
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown figure format {fmt!r}")
-    return _rendered(spec, fmt)
+    drawn = _DRAWN_ELSEWHERE.get((spec, fmt))
+    return drawn if drawn is not None else _rendered(spec, fmt)
+
+
+#: Bytes of figures drawn by another process of this run (:mod:`lnsym.report.ahead`): the
+#: bytes :func:`_rendered` gives, a figure being a pure function of its spec.
+_DRAWN_ELSEWHERE: dict[tuple[FigureSpec, str], bytes] = {}
+
+
+def keep_drawn(spec: FigureSpec, fmt: str, data: bytes) -> None:
+    """Remember the bytes of ``spec`` in ``fmt``, drawn by another process of this run."""
+    _DRAWN_ELSEWHERE[(spec, fmt)] = data
 
 
 @lru_cache(maxsize=64)
