@@ -22,6 +22,7 @@ from collections import defaultdict
 from lnsym.checking.catalog import load
 from lnsym.checking.checker import Checker, Options
 from lnsym.checking.claims import derivation_claims
+from lnsym.checking.verdicts import Verdict
 
 
 def catalog_claims() -> list:
@@ -36,11 +37,11 @@ def catalog_claims() -> list:
 
 def _run(
     engines: tuple[str, ...], claims: list, residuals: bool = True
-) -> tuple[float, dict[str, float], dict[str, int]]:
+) -> tuple[float, dict[str, float], dict[Verdict, int]]:
     """Total CPU seconds, CPU seconds per engine, and the count of each verdict."""
     checker = Checker(Options(timeout=None, engines=engines, residuals=residuals))
     per_engine: dict[str, float] = defaultdict(float)
-    verdicts: dict[str, int] = defaultdict(int)
+    verdicts: dict[Verdict, int] = defaultdict(int)
     runner = checker._run
 
     def timed(name, claim):  # attribute CPU time to the engine that spent it
@@ -63,7 +64,7 @@ def _route(engines: tuple[str, ...], residuals: bool) -> None:
     claims = catalog_claims()
     load_seconds = time.process_time() - start
     total, per_engine, verdicts = _run(engines, claims, residuals)
-    counts = {str(v.value if hasattr(v, "value") else v): n for v, n in verdicts.items()}
+    counts = {v.value: n for v, n in verdicts.items()}
     record = {"load": load_seconds, "claims": len(claims), "total": total}
     print(json.dumps({**record, "engines": per_engine, "verdicts": counts}))
 

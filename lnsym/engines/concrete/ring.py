@@ -72,9 +72,9 @@ class _Fractions:
         gens = [*root_symbols, *([s] if s is not None else []), *sorted(symbols, key=str)]
         names = [f"g{i}" for i in range(len(gens))] or ["unused"]
         self.context = flint.fmpq_mpoly_ctx.get(names, "lex")
-        ring_gens = self.context.gens()
+        self.gens = self.context.gens()
         self.zero, self.one = self.context.constant(0), self.context.constant(1)
-        self.gen = dict(zip(gens, ring_gens, strict=False))
+        self.gen = dict(zip(gens, self.gens, strict=False))
         self.slot = {r: i for i, r in enumerate(order)}  # the generator index of each root
         self.s = self.gen.get(s) if s is not None else None
         # Generators known positive (s, ε, declared scalars): their squares leave a root.
@@ -174,7 +174,7 @@ class _Fractions:
             root = m * self.s
         else:
             index = self.roots.setdefault((_Key(rad), _Key(den)), self.slot[radicand])
-            root = m * self.context.gens()[index]
+            root = m * self.gens[index]
         if p >= 0:
             return self._over(self._pow(root, p), den, p)
         return self._over(self._pow(den, -p), root, -p)
@@ -183,12 +183,10 @@ class _Fractions:
         """num / fᵏ with f made monic, so equal factors are equal keys."""
         if k == 0:
             return num, {}
-        lc = f.leading_coefficient() if not f.is_zero() else flint.fmpq(0)
-        if f.is_constant():
-            if f.is_zero():
-                raise DomainError("division by zero")
-            return num / lc**k, {}
-        return num / lc**k, {_Key(f / lc): k}
+        if f.is_zero():
+            raise DomainError("division by zero")
+        lc = f.leading_coefficient()
+        return num / lc**k, {} if f.is_constant() else {_Key(f / lc): k}
 
     def _mul(self, a: Poly, b: Poly) -> Poly:
         # A deterministic size guard: past it, exact random points are the cheaper check.
