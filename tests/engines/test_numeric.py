@@ -10,6 +10,8 @@ import mpmath
 import numpy as np
 import pytest
 import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lnsym import (
     Claim,
@@ -629,3 +631,150 @@ def test_statements_with_vectors_or_d_are_not_evaluated_across_dimensions() -> N
     assert not scalar_only(Eq(mean(z), 0))
     assert not scalar_only(Eq(a * d, d * a))
     assert compare_scalar_statements([Eq(mean(z), 0)], [SamplePoint(2, {"z": [1.0, -1.0]})]) is None
+
+
+# -- evaluators kept between statements ---------------------------------------------------
+
+#: Statements that share parts (the core, its jvp, the variance) and between them leave
+#: samples undefined (the idealized core at a constant input) and indeterminate (a root or
+#: a nested derivative lost in rounding at offsets of 1e8).
+_SHARING = (
+    Eq(mean(core(z)), 0),
+    Eq(jvp(core(z), z, h), jvp(core(z), z, h) * 1),
+    Eq(dot(core(z, 0), core(z, 0)), d),
+    Eq(jvp(core(z, 0), z, h), jvp(core(z), z, h)),
+    Eq(jvp(jvp(core(z), z, h), z, h), jvp(jvp(core(z), z, h), z, h)),
+    Le(var(core(z)), 1),
+    Eq(var(z) ** -1 * var(z), 1),
+    # The same flagged parts again, at the top of other statements: reused, not recomputed.
+    Eq(mean(core(z, 0)), 0),
+    Eq(dot(jvp(jvp(core(z), z, h), z, h), ones), 0),
+)
+
+
+def _batches(count: int) -> list[list[SamplePoint]]:
+    """The sampler's first ``count`` points for z and h (kinds, offsets, ε), by dimension."""
+    sampler = Sampler(Claim("p", _SHARING[1]), 0, np.dtype(np.float64))
+    by_d: dict[int, list[SamplePoint]] = {}
+    for point in (sampler.point(k) for k in range(count)):
+        if point is not None:
+            by_d.setdefault(point.d, []).append(point)
+    return list(by_d.values())
+
+
+def _same_results(found: list, expected: list) -> None:
+    """Bit for bit: the same samples with the same values and errors, the same reasons."""
+    assert len(found) == len(expected)
+    for x, y in zip(found, expected, strict=True):
+        if isinstance(y, Sample):
+            assert isinstance(x, Sample) and x.point is y.point and x.error == y.error
+            assert np.array_equal(x.lhs, y.lhs) and np.array_equal(x.rhs, y.rhs)
+        else:
+            assert x == y
+
+
+_BATCHES = _batches(48)
+
+
+def test_the_sharing_statements_flag_samples_both_ways() -> None:
+    """The statements below must leave samples undefined and indeterminate, or the test of
+    kept evaluators would not see a replayed flag."""
+    from lnsym.engines.numeric import comparison
+
+    kinds = set()
+    for statement in _SHARING:
+        for batch in _BATCHES:
+            comparison._KEPT.clear()
+            kinds |= {r[0] for r in compare(statement, batch) if not isinstance(r, Sample)}
+    assert kinds == {"undefined", "indeterminate"}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(order=st.permutations(range(len(_SHARING))), batch=st.sampled_from(range(len(_BATCHES))))
+def test_a_kept_evaluator_gives_what_a_fresh_one_gives(order: list[int], batch: int) -> None:
+    """Statements judged one after another with the evaluator kept between them (values and
+    the flags they raised reused) give what each gives with a fresh evaluator, whatever
+    the order."""
+    from lnsym.engines.numeric import comparison
+
+    points = _BATCHES[batch]
+    comparison._KEPT.clear()
+    kept = [compare(_SHARING[i], points) for i in order]
+    assert len(comparison._KEPT) == 1
+    for i, found in zip(order, kept, strict=True):
+        comparison._KEPT.clear()
+        _same_results(found, compare(_SHARING[i], points))
+
+
+def test_a_replayed_flag_changes_nothing_already_flagged() -> None:
+    status = Status(3)
+    status.flag(np.array([True, False, True]), 1, "first")
+    status.flag(np.array([False, False, True]), 2, "second")
+    before = (status.code.tolist(), list(status.reason))
+    status.replay(tuple(status.log))
+    assert (
+        (status.code.tolist(), list(status.reason))
+        == before
+        == ([1, 0, 2], ["first", "", "second"])
+    )
+    fresh = Status(3)
+    fresh.replay(tuple(status.log))
+    assert (fresh.code.tolist(), fresh.reason) == before
+
+
+def test_kept_evaluators_are_dropped_beyond_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lnsym.engines.numeric import comparison
+
+    comparison._KEPT.clear()
+    monkeypatch.setattr(comparison, "_KEPT_BYTES", 1)
+    compare(_SHARING[0], _BATCHES[0])
+    assert comparison._KEPT == {}
+    monkeypatch.setattr(comparison, "_KEPT_BYTES", 1 << 30)
+    monkeypatch.setattr(comparison, "_KEPT_BATCHES", 2)
+    for batch in _BATCHES[:4]:
+        compare(_SHARING[0], batch)
+    assert [kept for kept, _ in comparison._KEPT.values()] == _BATCHES[2:4]
+
+
+def test_drawn_points_are_one_sequence_whatever_the_count() -> None:
+    from lnsym.engines.numeric import sampling
+
+    claim = Claim("p", Eq(mean(core(k)), 0))
+    sampling._DRAWN.clear()
+    few = sampling.draw(claim, 3, np.dtype(np.float64), 5)
+    many = sampling.draw(claim, 3, np.dtype(np.float64), 12)
+    assert all(x is y for x, y in zip(many[:5], few, strict=True))
+    assert sampling.draw(claim, 3, np.dtype(np.float64), 5) is few  # the same request
+    sampler = Sampler(claim, 3, np.dtype(np.float64))
+    alone = [sampler.point(i) for i in range(12)]
+    assert [(p.d, p.vectors["k"].tolist()) for p in many] == [
+        (p.d, p.vectors["k"].tolist()) for p in alone
+    ]
+
+
+def test_an_interrupted_draw_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lnsym.engines.numeric import sampling
+
+    claim = Claim("p", Eq(mean(core(k)), 0))
+    sampling._DRAWN.clear()
+    sampling.draw(claim, 4, np.dtype(np.float64), 3)
+    calls = {"n": 0}
+    point = Sampler.point
+
+    def interrupted(self: Sampler, i: int) -> SamplePoint | None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            self.rng.standard_normal(3)  # half-way through a point
+            raise KeyboardInterrupt
+        return point(self, i)
+
+    monkeypatch.setattr(Sampler, "point", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sampling.draw(claim, 4, np.dtype(np.float64), 8)
+    assert sampling._DRAWN == {}
+    monkeypatch.setattr(Sampler, "point", point)
+    again = sampling.draw(claim, 4, np.dtype(np.float64), 8)
+    sampler = Sampler(claim, 4, np.dtype(np.float64))
+    assert [p.vectors["k"].tolist() for p in again] == [
+        sampler.point(i).vectors["k"].tolist() for i in range(8)
+    ]

@@ -82,8 +82,3 @@ def mag_mul(a: Any, b: Any) -> np.ndarray:
         correction *= 2
         out.real += correction
     return out
-
-
-def maxabs(x: Any) -> float:
-    magnitude = np.abs(x)  # an array or a NumPy scalar: its own max, without np.max's wrapper
-    return float(magnitude.max()) if magnitude.size else 0.0

@@ -65,7 +65,7 @@ from lnsym.engines.numeric.arrays import (
 from lnsym.engines.numeric.constants import Constants
 from lnsym.engines.numeric.derivatives import Derivatives
 from lnsym.engines.numeric.environment import Env as Env
-from lnsym.engines.numeric.environment import Pair
+from lnsym.engines.numeric.environment import Flag, Pair
 from lnsym.engines.numeric.environment import SamplePoint as SamplePoint
 from lnsym.engines.numeric.environment import Status as Status
 from lnsym.engines.numeric.forms import is_centered, is_nonnegative, is_uniform
@@ -91,28 +91,43 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
         self.env = env
         self.status = status
         self.u = float(np.finfo(env.real).eps) / 2  # the unit roundoff
-        self.cache: dict[ir.Expr, Pair] = {}
-        #: id → (node, value): the node stays alive, so that its id stays its own.
-        self.by_id: dict[int, tuple[ir.Expr, Pair]] = {}
+        #: Node → its value and the status flags its evaluation raised (replayed on reuse).
+        self.cache: dict[ir.Expr, tuple[Pair, tuple[Flag, ...]]] = {}
+        #: id → (node, its entry in ``cache``): the node stays alive, so that its id stays its own.
+        self.by_id: dict[int, tuple[ir.Expr, tuple[Pair, tuple[Flag, ...]]]] = {}
         #: Vector node → the part of its error bound that is an error along 1 (per sample).
         self.shared: dict[ir.Expr, Any] = {}
         self.mags: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        #: Bytes of the arrays held in ``cache`` and ``mags`` (an evaluator kept between
+        #: statements is dropped when it holds too much, see
+        #: :mod:`~lnsym.engines.numeric.comparison`).
+        self.nbytes = 0
 
     def get(self, e: ir.Expr) -> Pair:
         # By identity first: the IR's hash walks a node's whole subtree, and an expression
         # written out entry by entry asks for the same objects many times.
         seen = self.by_id.get(id(e))
-        if seen is not None:
-            return seen[1]
-        cached = self.cache.get(e)
-        if cached is None:
-            cached = self.cache[e] = self._eval(e)
+        found = seen[1] if seen is not None else self.cache.get(e)
+        if found is not None:
+            # Known already (in this statement or, for a kept evaluator, an earlier one):
+            # the flags its evaluation raised go to the status of the statement now asking.
+            if found[1]:
+                self.status.replay(found[1])
+        else:
+            start = len(self.status.log)
+            pair = self._eval(e)
+            found = self.cache[e] = (pair, tuple(self.status.log[start:]))
+            for x in pair:
+                if isinstance(x, np.ndarray):
+                    x.flags.writeable = False  # shared by every statement that uses e
+                    self.nbytes += x.nbytes
             vector = e.kind == "vector"  # (no scalar is a multiple of 1)
-            if self.env.track and vector and not is_exact(cached[1]) and is_uniform(e):
+            if self.env.track and vector and not is_exact(pair[1]) and is_uniform(e):
                 # Every coordinate of c·1 is the same computation: so is its error.
-                self.shared[e] = cached[1][..., 0]
-        self.by_id[id(e)] = (e, cached)
-        return cached
+                self.shared[e] = pair[1][..., 0]
+        if seen is None:
+            self.by_id[id(e)] = (e, found)
+        return found[0]
 
     def value(self, e: ir.Expr) -> np.ndarray:
         return self.get(e)[0]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from lnsym import ir
-from lnsym.engines.numeric.arrays import bound_sum, maxabs
+from lnsym.engines.numeric.arrays import bound_sum
 from lnsym.engines.numeric.batch import Evaluator
 from lnsym.engines.numeric.environment import (
     INDETERMINATE,
@@ -65,10 +65,47 @@ def compare(statement: ir.Relation, points: list[SamplePoint]) -> list[Sample | 
     """Evaluate both sides at a batch of points of one dimension, with error bounds, and
     score each point: a :class:`Sample`, or (``"undefined"``/``"indeterminate"``, why)."""
     status = Status(len(points))
-    evaluator = Evaluator(Env.of(points, track=True), status)
+    evaluator = _evaluator(points, status)
     with np.errstate(all="ignore"):
         sides = evaluator.get(statement.lhs), evaluator.get(statement.rhs)
+    _trim()
     return _score(statement, points, status, sides)
+
+
+#: Evaluators kept between statements, by the points of their batch, oldest first.
+_KEPT: dict[tuple[int, ...], tuple[list[SamplePoint], Evaluator]] = {}
+#: At most this many batches, holding at most this many bytes of values, are kept.
+_KEPT_BATCHES = 1024
+_KEPT_BYTES = 64 << 20
+
+
+def _evaluator(points: list[SamplePoint], status: Status) -> Evaluator:
+    """An evaluator of the batch ``points`` whose flags go to ``status``: the one kept from
+    an earlier statement at the same point objects, if there is one.
+
+    The sampler gives the claims with the same atoms, symbols and assumptions the same point
+    objects (:func:`~lnsym.engines.numeric.sampling.draw`), and the links of a derivation
+    share their sides, so a node common to several statements — a step of a derivation,
+    jvp(core(z), z, h) — is evaluated once per batch. Nothing else changes: a value depends
+    only on the node and the batch, and the flags its evaluation raised are replayed into the
+    status of every statement that uses it (:meth:`Status.replay`), so a statement's results
+    are those of a fresh evaluator (the tests compare the two).
+    """
+    key = tuple(map(id, points))  # the kept list holds its points alive: ids stay theirs
+    kept = _KEPT.pop(key, None)
+    if kept is None:
+        kept = (list(points), Evaluator(Env.of(points, track=True), status))
+    _KEPT[key] = kept  # now the most recent
+    kept[1].status = status
+    return kept[1]
+
+
+def _trim() -> None:
+    """Drop the oldest kept evaluators beyond :data:`_KEPT_BATCHES` or :data:`_KEPT_BYTES`."""
+    held = sum(evaluator.nbytes for _, evaluator in _KEPT.values())
+    while _KEPT and (len(_KEPT) > _KEPT_BATCHES or held > _KEPT_BYTES):
+        _, evaluator = _KEPT.pop(next(iter(_KEPT)))
+        held -= evaluator.nbytes
 
 
 def compare_scalar_statements(
@@ -79,31 +116,29 @@ def compare_scalar_statements(
 
     For statements about scalar symbols only — no vector, no ``ones``, no ``d``, such as
     the entries of a matrix statement — a point's dimension plays no part, so the points
-    of every dimension form one batch, and the statements share one evaluator, which
-    evaluates a node common to several of them once. A sample's values do not depend on
-    its batch (see :mod:`lnsym.engines.numeric.batch`), so the values are those of
-    :func:`compare_all`. What a shared evaluator cannot give is a per-statement status: when
-    a sample is flagged undefined or indeterminate somewhere, each statement is evaluated
-    again with an evaluator of its own (still at all the points in one batch). None when a
-    statement is not about scalars only, or a point is missing.
+    of every dimension form one batch, and the statements share one evaluator
+    (:func:`_evaluator`), which evaluates a node common to several of them once. A sample's
+    values do not depend on its batch (see :mod:`lnsym.engines.numeric.batch`), so the
+    results are those of :func:`compare_all`. None when a statement is not about scalars
+    only, or a point is missing.
     """
     if not points or any(p is None for p in points) or not all(map(scalar_only, statements)):
         return None
-    env = Env.of(points, track=True)
-    status = Status(len(points))
-    evaluator = Evaluator(env, status)
-    with np.errstate(all="ignore"):
-        sides = [(evaluator.get(s.lhs), evaluator.get(s.rhs)) for s in statements]
-    if not np.any(status.code):
-        return [_score(s, points, status, pair) for s, pair in zip(statements, sides, strict=True)]
     out = []
     for statement in statements:
-        own = Status(len(points))
-        alone = Evaluator(env, own)
+        status = Status(len(points))
+        evaluator = _evaluator(points, status)
         with np.errstate(all="ignore"):
-            pair = alone.get(statement.lhs), alone.get(statement.rhs)
-        out.append(_score(statement, points, own, pair))
+            pair = evaluator.get(statement.lhs), evaluator.get(statement.rhs)
+        out.append(_score(statement, points, status, pair))
+    _trim()
     return out
+
+
+def _row_max(x: np.ndarray, n: int) -> np.ndarray:
+    """The largest entry of each of the ``n`` rows of ``x`` (the entry itself for scalars),
+    in float64 whatever the dtype: the scale and the error are computed in double."""
+    return x.reshape(n, -1).max(axis=1, initial=0.0).astype(np.float64) if x.size else np.zeros(n)
 
 
 def scalar_only(statement: ir.Relation) -> bool:
@@ -136,7 +171,21 @@ def _score(
         bound = np.broadcast_to(np.real(bound_sum(blhs, brhs, u * np.abs(gap))), shape)
         axes: int | tuple[int, ...] = 1 if vector else ()  # per row, or the one value
         finite = np.all(np.isfinite(lhs) & np.isfinite(rhs) & np.isfinite(bound), axis=axes)
-    tolerance = math.sqrt(float(np.finfo(real).eps) / 2)
+        # Per point (row): its scale and its excess, as the module docstring defines them.
+        tolerance = math.sqrt(float(np.finfo(real).eps) / 2)
+        scale = np.maximum.reduce(
+            [
+                _row_max(np.abs(lhs), n),
+                _row_max(np.abs(rhs), n),
+                _MARGIN * _row_max(np.abs(bound), n) / tolerance,
+                np.full(n, float(np.finfo(real).tiny)),
+            ]
+        )
+        if isinstance(statement, ir.Eq):
+            excess = _row_max(np.abs(gap), n)
+        else:
+            excess = np.where(0.0 > gap, 0.0, gap).astype(np.float64)  # as max(gap, 0.0)
+        errors = excess / scale
     out: list[Sample | tuple[str, str]] = []
     for i, point in enumerate(points):
         if status.code[i] == UNDEFINED:
@@ -146,12 +195,5 @@ def _score(
         elif not finite[i]:
             out.append(("undefined", "undefined at this point: a side is not finite"))
         else:
-            scale = max(
-                maxabs(lhs[i]),
-                maxabs(rhs[i]),
-                _MARGIN * maxabs(bound[i]) / tolerance,
-                float(np.finfo(real).tiny),
-            )
-            excess = maxabs(gap[i]) if isinstance(statement, ir.Eq) else max(float(gap[i]), 0.0)
-            out.append(Sample(point, lhs[i], rhs[i], excess / scale))
+            out.append(Sample(point, lhs[i], rhs[i], float(errors[i])))
     return out

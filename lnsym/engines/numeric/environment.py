@@ -26,6 +26,8 @@ OK, INDETERMINATE, UNDEFINED = 0, 1, 2
 
 #: A value and its running error bound (the float 0.0 when the value is exact).
 Pair = tuple[np.ndarray, Any]
+#: A status flag: the samples, their new code, and the reason (or one reason per sample).
+Flag = tuple[np.ndarray, int, str | tuple[str, ...]]
 
 
 class Undefined(DomainError):
@@ -84,21 +86,37 @@ class Status:
     """Per-sample outcome of a batch: evaluable, indeterminate or undefined, and why.
 
     A sample keeps the reason of its first failure of the highest precedence (undefined
-    over indeterminate).
+    over indeterminate). Every flag is also logged, in order (:attr:`log`), so that an
+    evaluator that keeps a value between batches of statements can replay the flags its
+    evaluation raised (:meth:`replay`): applying a flag again changes nothing, since codes
+    only rise, so a replayed status is the one a fresh evaluation would leave.
     """
 
     def __init__(self, n: int) -> None:
         self.code = np.zeros(n, np.int8)
         self.reason = [""] * n
+        #: Every flag in order: (samples, code, reason or one reason per sample).
+        self.log: list[Flag] = []
 
     def flag(self, bad: np.ndarray, code: int, what: str) -> None:
-        for i in np.flatnonzero(bad & (self.code < code)):
-            self.code[i], self.reason[i] = code, what
+        self._apply((np.array(bad, dtype=bool), code, what))
 
     def merge(self, other: Status, where: np.ndarray) -> None:
         for code in (INDETERMINATE, UNDEFINED):
-            for i in np.flatnonzero(where & (other.code == code) & (self.code < code)):
-                self.code[i], self.reason[i] = code, other.reason[i]
+            mask = np.asarray(where & (other.code == code), dtype=bool)
+            if np.any(mask):
+                self._apply((mask, code, tuple(other.reason)))
+
+    def replay(self, flags: tuple[Flag, ...]) -> None:
+        """Apply ``flags`` (a slice of some status's :attr:`log`) again, in order."""
+        for flag in flags:
+            self._apply(flag)
+
+    def _apply(self, flag: Flag) -> None:
+        bad, code, what = flag
+        self.log.append(flag)
+        for i in np.flatnonzero(bad & (self.code < code)):
+            self.code[i], self.reason[i] = code, what if isinstance(what, str) else what[i]
 
 
 @dataclass(frozen=True)

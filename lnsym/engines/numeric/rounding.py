@@ -42,6 +42,7 @@ class BoundedArithmetic:
     env: Env
     u: float
     mags: dict[int, tuple[np.ndarray, np.ndarray]]
+    nbytes: int
     _flag: Callable[[Any, int, int, str], None]
     _const: Callable[[Any], Pair]
 
@@ -51,6 +52,7 @@ class BoundedArithmetic:
         hit = self.mags.get(id(x))
         if hit is None or hit[0] is not x:
             hit = self.mags[id(x)] = (x, mag(x))
+            self.nbytes += hit[1].nbytes
         return hit[1]
 
     def _add(self, terms: list[Pair]) -> Pair:

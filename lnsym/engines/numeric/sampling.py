@@ -33,8 +33,9 @@ _SCALAR_KINDS = ("normal", "wide", "huge", "tiny", "zero")
 _EPS_RANGE = (-12.0, 2.0)  # log10 of the smallest and largest ε
 
 
-#: The points drawn for earlier claims, by what decides them (see :func:`draw`).
-_DRAWN: dict[tuple[Any, ...], list[SamplePoint | None]] = {}
+#: The points drawn for earlier claims, by what decides them (see :func:`draw`), with the
+#: sampler that drew them (to draw more).
+_DRAWN: dict[tuple[Any, ...], tuple[Sampler, list[SamplePoint | None], dict[int, Any]]] = {}
 _DRAWN_KEPT = 64
 #: Larger requests are drawn as they are consumed (memory stays bounded), never kept.
 _KEPT_UP_TO = 2000
@@ -46,7 +47,9 @@ def draw(claim: Checkable, seed: int, dtype: np.dtype, count: int) -> Iterable[S
     The points depend only on the claim's vector atoms, scalar symbols and assumptions, the
     seed and the dtype, which many claims share: up to :data:`_KEPT_UP_TO` points are drawn
     once per process for each such key (the last :data:`_DRAWN_KEPT` keys kept), not once
-    per claim. Nothing changes a drawn point.
+    per claim. A sampler's points are one sequence, whatever the count asked for: a claim
+    that asks for more than an earlier one gets the same first points and a few drawn after
+    them. The same request gets the same list object. Nothing changes a drawn point.
 
     Raises:
         DomainError: when the dimension assumptions cannot all hold.
@@ -54,16 +57,21 @@ def draw(claim: Checkable, seed: int, dtype: np.dtype, count: int) -> Iterable[S
     sampler = Sampler(claim, seed, dtype)
     if count > _KEPT_UP_TO:
         return (sampler.point(k) for k in range(count))
-    key = (
-        tuple(sampler.atoms), tuple(sampler.symbols), sampler.assumptions, seed, dtype, count
-    )  # fmt: skip
+    key = (tuple(sampler.atoms), tuple(sampler.symbols), sampler.assumptions, seed, dtype)
     found = _DRAWN.get(key)
     if found is None:
-        found = [sampler.point(k) for k in range(count)]
         if len(_DRAWN) >= _DRAWN_KEPT:
             del _DRAWN[next(iter(_DRAWN))]
-        _DRAWN[key] = found
-    return found
+        found = _DRAWN[key] = (sampler, [], {})
+    drawer, points, by_count = found
+    try:
+        points.extend(drawer.point(k) for k in range(len(points), count))
+    except BaseException:  # (an interrupt) the sampler may be half-way through a point
+        del _DRAWN[key]
+        raise
+    if count not in by_count:
+        by_count[count] = points[:count]
+    return by_count[count]
 
 
 class Sampler:
