@@ -103,9 +103,21 @@ def run(
     _WORK = (items, options, deadline, total_timeout)
     try:
         with context.Pool(min(jobs, len(items))) as pool:
-            return pool.map(_worker, range(len(items)), chunksize=1)
+            return pool.map(_worker, range(len(items)), chunksize=_run_length(len(items), jobs))
     finally:
         _WORK = None
+
+
+def _run_length(items: int, jobs: int) -> int:
+    """How many neighbouring items a worker takes at a time.
+
+    Neighbours share parts — a section's claims use the same nodes, a derivation's links
+    their sides — and what each process keeps between claims (the concrete engine's
+    symbolic values, the numeric engine's evaluators) is its own: runs of neighbours are
+    checked with fewer values computed twice (measured on the catalog with 2 workers: about
+    10 % less CPU and 1 s less wall time than one item at a time). About 8 runs per worker
+    keep the workers' loads even."""
+    return max(1, items // (8 * jobs))
 
 
 _WORK: tuple[list[Item], Options, float | None, float | None] | None = None
