@@ -3,7 +3,7 @@
 Run: python benchmarks/render_report.py [PATH ...]   (default: the built-in catalog)
 
 Rendering must stay a few seconds at most on top of the checks; the PDF is timed only when
-latexmk and pdflatex are installed.
+pdflatex is installed.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def katex_available() -> bool:
 
 
 def tex_available() -> bool:
-    return shutil.which("latexmk") is not None and shutil.which("pdflatex") is not None
+    return shutil.which("pdflatex") is not None
 
 
 @lru_cache(maxsize=1)

@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
         "report",
         help="render the checked derivations as Markdown, LaTeX and PDF",
         description="Check every claim and derivation and render reports into DIR: "
-        "NAME.md, NAME.tex, NAME.pdf (when latexmk and pdflatex are installed) and "
+        "NAME.md, NAME.tex, NAME.pdf (when pdflatex is installed) and "
         "figures/, and, when the catalog holds every item it cites, the review of the "
         "source documents as source-review.md, .tex and .pdf. NAME is layernorm for the "
         "built-in catalog, else the name of the module file (or directory) given, or "

@@ -23,7 +23,7 @@ The ``lnsym report`` pipeline, one concept per module:
 - :mod:`~lnsym.report.review_examples` — the review's worked examples recomputed exactly and
   compared with the quoted numbers.
 - :mod:`~lnsym.report.render` — the Jinja2 templates (``templates/*.j2``) that lay it out.
-- :mod:`~lnsym.report.pdf` — latexmk, sandboxed and reproducible.
+- :mod:`~lnsym.report.pdf` — pdflatex, sandboxed and reproducible.
 - :mod:`~lnsym.report.build` — render everything in memory, then write atomically or
   compare with what is on disk (``--check``).
 """

@@ -66,7 +66,7 @@ class Rendered:
 
     def add_pdfs(self, builds: Mapping[str, Callable[[], PdfBuild]]) -> None:
         """Run the PDF builds (name → build) and add each ``name.pdf`` with its overfull
-        lines, in the order given. Each is a separate latexmk process: they run side by
+        lines, in the order given. Each is a separate pdflatex process: they run side by
         side."""
         with ThreadPoolExecutor(max_workers=max(1, len(builds))) as pool:
             started = {name: pool.submit(build) for name, build in builds.items()}
@@ -147,7 +147,7 @@ def render_report(
     Args:
         model: the report content.
         formats: a subset of :data:`FORMATS`.
-        build: whether to run latexmk for the PDFs (``False`` only computes their
+        build: whether to run pdflatex for the PDFs (``False`` only computes their
             fingerprints, which is all :func:`stale_files` needs).
         pdf_builder: compiles LaTeX (default: :func:`~lnsym.report.pdf.build_pdf`).
         review: the source review, rendered as ``source-review.*`` beside the report.

@@ -1,14 +1,15 @@
-"""Building the PDF from the LaTeX report with latexmk, safely and reproducibly.
+"""Building the PDF from the LaTeX report with pdflatex, safely and reproducibly.
 
-latexmk runs in a private temporary directory with ``-no-shell-escape``, no rc files
-(``-norc``: a user's ``.latexmkrc`` is Perl), ``openin_any=p`` (TeX may read only files
-below the working directory) and a fixed ``SOURCE_DATE_EPOCH``; the template itself omits
-the PDF's dates and trailer id, so the same TeX installation builds the same bytes.
+pdflatex runs in a private temporary directory with ``-no-shell-escape``,
+``openin_any=p`` (TeX may read only files below the working directory) and a fixed
+``SOURCE_DATE_EPOCH``; the template itself omits the PDF's dates and trailer id, so the same
+TeX installation builds the same bytes.
 
-latexmk decides whether another pass is needed partly from file times, and under load it
-was seen to stop one pass early (a table of contents with a stale page number). So after
-it finishes, the build is forced through further passes until the auxiliary files (.aux,
-.toc, .out) stop changing: the PDF then comes from a pass that read its own final state.
+A pass reads what the previous one wrote (.aux, .toc, .out: references, the table of
+contents, the PDF's outline). So passes run until those files stop changing: the PDF then
+comes from a pass that read its own final state. That is decided by the files' contents
+alone — latexmk, used before, decided partly from file times; under load it was seen to stop
+a pass early, and the extra pass that made sure of it cost a whole pass on every build.
 """
 
 from __future__ import annotations
@@ -18,33 +19,33 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from lnsym.errors import LnsymError
 
-#: The command that builds the PDF (the file name is appended).
-LATEXMK = [
-    "latexmk",
-    "-norc",
-    "-pdf",
+#: One pass of TeX (the file name is appended).
+PDFLATEX = [
+    "pdflatex",
     "-no-shell-escape",
     "-halt-on-error",
     "-interaction=nonstopmode",
     "-file-line-error",
 ]
-#: The Debian packages that provide it.
+#: The Debian packages that provide it and what the template uses.
 TEX_PACKAGES = (
     "texlive-latex-base",
     "texlive-latex-recommended",
     "texlive-fonts-recommended",
-    "latexmk",
 )
+#: Passes before a document whose auxiliary files still change is given up on.
+MAX_PASSES = 6
 
 
 class PdfBuildError(LnsymError):
-    """latexmk failed; the message holds the first error of the log."""
+    """pdflatex failed; the message holds the first error of the log."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class PdfBuild:
 
 def missing_tools() -> list[str]:
     """The programs needed for the PDF that are not on the PATH."""
-    return [tool for tool in ("latexmk", "pdflatex") if shutil.which(tool) is None]
+    return [tool for tool in ("pdflatex",) if shutil.which(tool) is None]
 
 
 def build_pdf(
@@ -74,11 +75,13 @@ def build_pdf(
         tex: the LaTeX source.
         files: relative path → bytes of the files the source includes.
         name: the job name.
-        timeout: seconds before latexmk is stopped.
+        timeout: seconds before the build is stopped (a safety net: it fails loudly).
 
     Raises:
-        PdfBuildError: when latexmk fails or takes too long.
+        PdfBuildError: when pdflatex fails, takes too long, or its auxiliary files never
+            settle.
     """
+    deadline = time.monotonic() + timeout
     with tempfile.TemporaryDirectory(prefix="lnsym-pdf-") as tmp:
         root = Path(tmp)
         for rel, data in files.items():
@@ -94,41 +97,47 @@ def build_pdf(
             "SOURCE_DATE_EPOCH": "0",
             "FORCE_SOURCE_DATE": "1",
         }
-        proc = _latexmk(root, name, env, timeout, [])
-        for _ in range(_EXTRA_PASSES):
+        state = _auxiliary_state(root, name)
+        for _ in range(MAX_PASSES):
+            proc = _pdflatex(root, name, env, deadline, timeout)
             if proc.returncode != 0:
                 break
-            before = _auxiliary_state(root, name)
-            proc = _latexmk(root, name, env, timeout, ["-g"])
-            if _auxiliary_state(root, name) == before:
+            read, state = state, _auxiliary_state(root, name)
+            if state == read:  # this pass read what it wrote: the final state
                 break
+        else:
+            raise PdfBuildError(
+                f"the cross-references did not settle in {MAX_PASSES} passes of pdflatex"
+            )
         log_path = root / f"{name}.log"
         log = log_path.read_text(encoding="utf-8", errors="replace") if log_path.exists() else ""
         pdf_path = root / f"{name}.pdf"
         if proc.returncode != 0 or not pdf_path.exists():
-            raise PdfBuildError(f"latexmk failed: {_first_error(log, proc.stderr)}")
+            raise PdfBuildError(f"pdflatex failed: {_first_error(log, proc.stdout)}")
         return PdfBuild(pdf_path.read_bytes(), log)
 
 
-_EXTRA_PASSES = 3
 _AUXILIARY = (".aux", ".toc", ".out")
 
 
-def _latexmk(
-    root: Path, name: str, env: dict[str, str], timeout: float, extra: list[str]
+def _pdflatex(
+    root: Path, name: str, env: dict[str, str], deadline: float, timeout: float
 ) -> subprocess.CompletedProcess[bytes]:
+    left = deadline - time.monotonic()
     try:
+        if left <= 0:
+            raise subprocess.TimeoutExpired(PDFLATEX, timeout)
         return subprocess.run(
-            [*LATEXMK, *extra, f"{name}.tex"],
+            [*PDFLATEX, f"{name}.tex"],
             cwd=root,
             env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
-            timeout=timeout,
+            timeout=left,
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        raise PdfBuildError(f"latexmk did not finish within {timeout:g} s") from exc
+        raise PdfBuildError(f"pdflatex did not finish within {timeout:g} s") from exc
 
 
 def _auxiliary_state(root: Path, name: str) -> list[bytes | None]:
@@ -137,10 +146,10 @@ def _auxiliary_state(root: Path, name: str) -> list[bytes | None]:
     return [p.read_bytes() if p.exists() else None for p in paths]
 
 
-def _first_error(log: str, stderr: bytes) -> str:
-    """The first TeX error of the log, in one line."""
+def _first_error(log: str, output: bytes) -> str:
+    """The first TeX error of the log, in one line (else the last line TeX printed)."""
     match = re.search(r"^(?:!|.*:\d+:) (.*)$", log, flags=re.MULTILINE)
     if match:
         return match.group(1).strip()
-    tail = stderr.decode("utf-8", errors="replace").strip().splitlines()
+    tail = output.decode("utf-8", errors="replace").strip().splitlines()
     return tail[-1] if tail else "no log"

@@ -76,7 +76,7 @@ def render_sheet(
     Args:
         sheet: the generated sheet.
         formats: a subset of :data:`~lnsym.report.build.FORMATS`.
-        build: whether to run latexmk for the PDFs (without it, the LaTeX still carries
+        build: whether to run pdflatex for the PDFs (without it, the LaTeX still carries
             the fingerprint that a PDF built from it would have).
 
     Returns:

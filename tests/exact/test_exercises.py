@@ -514,9 +514,9 @@ def test_markdown_math_renders_with_katex():
 
 
 def test_pdfs_build_without_overfull_lines_reproducibly():
-    need(tex_available(), "latexmk with pdflatex (texlive)")
+    need(tex_available(), "pdflatex (texlive)")
     sheets = [sheet(1, 12), sheet(1, 12), sheet(5, 7, (6, 8))]  # the last: 8 × 8 matrices
-    with ThreadPoolExecutor(max_workers=len(sheets)) as pool:  # latexmk processes
+    with ThreadPoolExecutor(max_workers=len(sheets)) as pool:  # pdflatex builds
         first, again, wide = pool.map(lambda s: render_sheet(s, ("pdf",)), sheets)
     assert sorted(first.files) == ["answers.pdf", "exercises.pdf"]
     assert first.overfull == []
@@ -592,11 +592,11 @@ def test_a_closed_form_that_disagrees_with_the_ir_refuses_the_sheet(tmp_path, ca
 
 def test_a_failed_pdf_build_writes_nothing(tmp_path, capsys, monkeypatch):
     def failing(tex, files, name):
-        raise PdfBuildError("latexmk failed: Undefined control sequence.")
+        raise PdfBuildError("pdflatex failed: Undefined control sequence.")
 
     monkeypatch.setattr(sheets, "build_pdf", failing)
     monkeypatch.setattr(sheets, "missing_tools", lambda: [])
     out = tmp_path / "out"
     assert run(["exercises", "--count", "2", "--out", str(out)]) == 1
-    assert capsys.readouterr().err == "lnsym: error: latexmk failed: Undefined control sequence.\n"
+    assert capsys.readouterr().err == "lnsym: error: pdflatex failed: Undefined control sequence.\n"
     assert not out.exists()

@@ -420,24 +420,24 @@ def test_failed_pdf_build_writes_nothing(tiny, tmp_path, monkeypatch, capsys):
     import lnsym.report.build as build
 
     def broken(tex: str, files: dict[str, bytes]):
-        raise PdfBuildError("latexmk failed: Undefined control sequence.")
+        raise PdfBuildError("pdflatex failed: Undefined control sequence.")
 
     monkeypatch.setattr(build, "build_pdf", broken)
     monkeypatch.setattr(build, "missing_tools", lambda: [])
     out = tmp_path / "reports"
     assert main(["report", str(tiny), "--out", str(out)]) == 1
-    assert "latexmk failed: Undefined control sequence." in capsys.readouterr().err
+    assert "pdflatex failed: Undefined control sequence." in capsys.readouterr().err
     assert not out.exists()
 
 
 def test_missing_tex_tools_give_one_notice_and_md_tex(tiny, tmp_path, monkeypatch, capsys):
     import lnsym.report.build as build
 
-    monkeypatch.setattr(build, "missing_tools", lambda: ["latexmk"])
+    monkeypatch.setattr(build, "missing_tools", lambda: ["pdflatex"])
     out = tmp_path / "reports"
     assert main(["report", str(tiny), "--out", str(out)]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and err[0].startswith("lnsym: note: latexmk not found")
+    assert len(err) == 1 and err[0].startswith("lnsym: note: pdflatex not found")
     assert (out / "tiny.md").is_file() and (out / "tiny.tex").is_file()
     assert not (out / "tiny.pdf").exists()
 

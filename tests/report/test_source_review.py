@@ -449,7 +449,7 @@ def test_committed_review_is_current():
 
 
 def test_review_pdf_builds_without_overfull_lines():
-    need(tex_available(), "latexmk with pdflatex (texlive)")
+    need(tex_available(), "pdflatex (texlive)")
     rendered = render_report(catalog_model(), ("tex", "pdf"), build=False, review=review_model())
     tex = rendered.files["source-review.tex"].decode()
     built = build_pdf(tex, {}, name="source-review")
