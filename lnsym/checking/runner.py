@@ -12,6 +12,7 @@ import fnmatch
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -86,12 +87,20 @@ def usable_cpus() -> int:
 
 
 def run(
-    items: list[Item], options: Options, *, jobs: int = 1, total_timeout: float | None = None
+    items: list[Item],
+    options: Options,
+    *,
+    jobs: int = 1,
+    total_timeout: float | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> list[ItemResult]:
     """Check every item; results come back in the order of ``items``.
 
     ``jobs`` is capped at :func:`usable_cpus`: more processes than CPUs only share the
-    same CPUs and turn quick claims into TIMEOUT.
+    same CPUs and turn quick claims into TIMEOUT. ``meanwhile`` is work of the caller's
+    that does not depend on the results (filling its caches): with workers, this process
+    does it while they check, instead of waiting. Its errors are ignored — the caller does
+    the work again later, where they are reported.
     """
     deadline = None if total_timeout is None else time.monotonic() + total_timeout
     jobs = min(jobs, usable_cpus())
@@ -103,7 +112,14 @@ def run(
     _WORK = (items, options, deadline, total_timeout)
     try:
         with context.Pool(min(jobs, len(items))) as pool:
-            return pool.map(_worker, range(len(items)), chunksize=_run_length(len(items), jobs))
+            chunksize = _run_length(len(items), jobs)
+            pending = pool.map_async(_worker, range(len(items)), chunksize=chunksize)
+            if meanwhile is not None:
+                try:
+                    meanwhile()
+                except Exception:  # noqa: BLE001, S110 — done again later, which reports it
+                    pass
+            return pending.get()
     finally:
         _WORK = None
 

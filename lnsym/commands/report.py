@@ -70,16 +70,25 @@ def run(args: argparse.Namespace) -> int:
     from lnsym.report.document import document_for
     from lnsym.report.model import build_model
     from lnsym.report.pdf import PdfBuildError
+    from lnsym.report.review import SOURCES
+    from lnsym.report.review_examples import compute_examples
     from lnsym.report.review_model import DIFFERS, build_review
 
     formats = parse_formats(args.format)
     check_output_dir(args.out)
     sections = load(list(args.paths))
     document = document_for(sections, list(args.paths))  # before the long check
-    # The figures depend on nothing the check finds: they are drawn meanwhile.
+    # The figures and the source review's worked examples depend on nothing the check
+    # finds: the figures are drawn meanwhile in a process of their own, the examples
+    # computed in this one while workers check (the review is of the built-in catalog).
+    examples = None if args.paths else (lambda: compute_examples(SOURCES))
     with figures_drawn_meanwhile(document.figures, figure_formats(formats)):
         results = check_catalog(
-            sections, checker_options(args), jobs=jobs(args.jobs), total_timeout=args.total_timeout
+            sections,
+            checker_options(args),
+            jobs=jobs(args.jobs),
+            total_timeout=args.total_timeout,
+            meanwhile=examples,
         )
     stopped = timed_out(results)
     if stopped:

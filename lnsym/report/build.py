@@ -100,10 +100,12 @@ def check_catalog(
     *,
     jobs: int = 1,
     total_timeout: float | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Result | DerivationResult]:
-    """Every claim and derivation of ``sections`` checked, keyed by id, in catalog order."""
+    """Every claim and derivation of ``sections`` checked, keyed by id, in catalog order
+    (``meanwhile``: as for :func:`lnsym.checking.runner.run`)."""
     items = select(list(sections))
-    outcomes = run(items, options, jobs=jobs, total_timeout=total_timeout)
+    outcomes = run(items, options, jobs=jobs, total_timeout=total_timeout, meanwhile=meanwhile)
     return {item.id: outcome for item, outcome in zip(items, outcomes, strict=True)}
 
 

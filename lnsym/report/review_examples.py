@@ -10,6 +10,7 @@ each quantity's exact value is set next to the number the source prints for it, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -21,7 +22,7 @@ from lnsym.ir import eps, mean, norm, var, vector
 from lnsym.ir.layers import core
 from lnsym.printing.printer import Math, latex
 from lnsym.report.quoted import Quoted, quote
-from lnsym.report.review import Example, SourcePoint, SourceQuantity, Target
+from lnsym.report.review import Example, Source, SourcePoint, SourceQuantity, Target
 
 #: The marks of a compared value.
 AGREES, DIFFERS, RECONSTRUCTED = "agrees", "differs", "reconstructed"
@@ -85,6 +86,18 @@ def _worked(point: SourcePoint) -> WorkedExample:
         perturbation=None if point.h is None else _vector_value(point.h),
         loss="half-squared-norm" if point.half_squared_norm else None,
     )
+
+
+def compute_examples(sources: Sequence[Source]) -> None:
+    """Compute (and keep) every worked example the review of ``sources`` shows: they depend
+    on nothing the check finds, so ``lnsym report`` computes them while the catalog is
+    checked."""
+    for source in sources:
+        for paragraph in source.paragraphs:
+            found = [*paragraph.examples, *(d.example for d in paragraph.displays)]
+            for example in found:
+                if example is not None and isinstance(example.at, SourcePoint):
+                    _worked(example.at)
 
 
 # Labels that name the input, where the example's own short symbol (μ, q, u) would not.

@@ -468,3 +468,23 @@ def test_the_article_has_twenty_five_paragraphs():
     # the first line is a header, not a paragraph of the article
     paragraphs = [p for p in text.split("\n\n")[1:] if p.strip()]
     assert len(paragraphs) == len(ARTICLE.paragraphs) == 25
+
+
+def test_the_worked_examples_are_computed_ahead_all_of_them():
+    from lnsym.report.review import SOURCES, SourcePoint
+    from lnsym.report.review_examples import _worked, compute_examples
+
+    points = {
+        example.at
+        for source in SOURCES
+        for paragraph in source.paragraphs
+        for example in [*paragraph.examples, *(d.example for d in paragraph.displays)]
+        if example is not None and isinstance(example.at, SourcePoint)
+    }
+    _worked.cache_clear()
+    compute_examples(SOURCES)
+    assert _worked.cache_info().currsize == len(points) > 10
+    misses = _worked.cache_info().misses
+    for point in points:  # the review finds each one computed
+        _worked(point)
+    assert _worked.cache_info().misses == misses
