@@ -318,8 +318,13 @@ def test_the_runner_starts_no_more_processes_than_cpus(monkeypatch):
         def __exit__(self, *exc: object) -> None:
             return None
 
-        def map(self, function, indices, chunksize=1):  # noqa: ANN001, ANN201
-            return [function(i) for i in indices]
+        def map_async(self, function, indices, chunksize=1):  # noqa: ANN001, ANN201
+            class Done:
+                def get(self) -> list:
+                    return results
+
+            results = [function(i) for i in indices]
+            return Done()
 
     class Context:
         Pool = FakePool
