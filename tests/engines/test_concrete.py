@@ -975,3 +975,39 @@ def test_shared_parts_are_walked_once_in_the_order_of_the_full_walk() -> None:
     atoms, symbols = _free_variables(relation.lhs)
     expected = {s for x in full if isinstance(x, ir.Const) for s in x.value.free_symbols}
     assert not atoms and symbols == expected - {ir.d}
+
+
+# ---------------------------------------------------------------------------------------
+# Matrix statements: the entries reduced together, as each alone
+
+
+def _matrix_claims() -> list[Claim]:
+    found = [c for c in _catalog() if has_matrices(c.statement)]
+    # true and false ones, with gradients (Diff), roots and group counts among them
+    return [c for i, c in enumerate(found) if i % 6 == 0 or c.expect == "refuted"][:14]
+
+
+@pytest.mark.parametrize("claim", _matrix_claims(), ids=lambda claim: claim.id)
+def test_matrix_entries_proved_together_are_those_proved_alone(claim: Claim, monkeypatch) -> None:
+    from lnsym.engines.base import Statement
+    from lnsym.engines.concrete import matrices
+    from lnsym.ir.lowering import lowered_entries, sizes_for
+
+    for sizes in sizes_for(claim.statement)[:2]:
+        relations = [relation for _, relation in lowered_entries(claim.statement, sizes)]
+        together = matrices._proved_together(relations)
+        alone = set()
+        for k, relation in enumerate(relations):
+            try:
+                found = evidence(Statement(relation), max_d=1)
+            except (UnsupportedError, DomainError):
+                continue
+            if found.outcome == "holds" and found.data["methods"] == {1: "symbolic"}:
+                alone.add(k)
+        assert together == alone
+    # and the claim's evidence is what checking every entry alone gives
+    quick = matrices.evidence(claim, seed=0)
+    monkeypatch.setattr(matrices, "_proved_together", lambda relations: set())
+    slow = matrices.evidence(claim, seed=0)
+    assert (quick.outcome, quick.detail, quick.data) == (slow.outcome, slow.detail, slow.data)
+    assert quick.counterexample == slow.counterexample
