@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         stale_files,
         timed_out,
     )
-    from lnsym.report.document import document_for
+    from lnsym.report.document import BUILTIN, document_for, is_builtin
     from lnsym.report.model import build_model
     from lnsym.report.pdf import PdfBuildError
     from lnsym.report.review import SOURCES
@@ -76,20 +76,24 @@ def run(args: argparse.Namespace) -> int:
 
     formats = parse_formats(args.format)
     check_output_dir(args.out)
-    sections = load(list(args.paths))
-    document = document_for(sections, list(args.paths))  # before the long check
     # The figures and the source review's worked examples depend on nothing the check
-    # finds: the figures are drawn meanwhile in a process of their own, the examples
+    # finds: the figures are drawn meanwhile in a process of their own — the built-in
+    # report's from the start, while this process loads the catalog — and the examples
     # computed in this one while workers check (the review is of the built-in catalog).
-    examples = None if args.paths else (lambda: compute_examples(SOURCES))
-    with figures_drawn_meanwhile(document.figures, figure_formats(formats)):
-        results = check_catalog(
-            sections,
-            checker_options(args),
-            jobs=jobs(args.jobs),
-            total_timeout=args.total_timeout,
-            meanwhile=examples,
-        )
+    builtin = is_builtin(list(args.paths))
+    drawn = figure_formats(formats)
+    with figures_drawn_meanwhile(BUILTIN.figures if builtin else (), drawn):
+        sections = load(list(args.paths))
+        document = document_for(sections, list(args.paths))  # before the long check
+        examples = None if args.paths else (lambda: compute_examples(SOURCES))
+        with figures_drawn_meanwhile(() if builtin else document.figures, drawn):
+            results = check_catalog(
+                sections,
+                checker_options(args),
+                jobs=jobs(args.jobs),
+                total_timeout=args.total_timeout,
+                meanwhile=examples,
+            )
     stopped = timed_out(results)
     if stopped:
         # A verdict cut by the clock would make the report depend on the machine's load.
