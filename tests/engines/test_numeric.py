@@ -684,7 +684,7 @@ def test_the_sharing_statements_flag_samples_both_ways() -> None:
     kinds = set()
     for statement in _SHARING:
         for batch in _BATCHES:
-            comparison._KEPT.clear()
+            comparison._kept().clear()
             kinds |= {r[0] for r in compare(statement, batch) if not isinstance(r, Sample)}
     assert kinds == {"undefined", "indeterminate"}
 
@@ -698,11 +698,11 @@ def test_a_kept_evaluator_gives_what_a_fresh_one_gives(order: list[int], batch: 
     from lnsym.engines.numeric import comparison
 
     points = _BATCHES[batch]
-    comparison._KEPT.clear()
+    comparison._kept().clear()
     kept = [compare(_SHARING[i], points) for i in order]
-    assert len(comparison._KEPT) == 1
+    assert len(comparison._kept()) == 1
     for i, found in zip(order, kept, strict=True):
-        comparison._KEPT.clear()
+        comparison._kept().clear()
         _same_results(found, compare(_SHARING[i], points))
 
 
@@ -725,15 +725,15 @@ def test_a_replayed_flag_changes_nothing_already_flagged() -> None:
 def test_kept_evaluators_are_dropped_beyond_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     from lnsym.engines.numeric import comparison
 
-    comparison._KEPT.clear()
+    comparison._kept().clear()
     monkeypatch.setattr(comparison, "_KEPT_BYTES", 1)
     compare(_SHARING[0], _BATCHES[0])
-    assert comparison._KEPT == {}
+    assert comparison._kept() == {}
     monkeypatch.setattr(comparison, "_KEPT_BYTES", 1 << 30)
     monkeypatch.setattr(comparison, "_KEPT_BATCHES", 2)
     for batch in _BATCHES[:4]:
         compare(_SHARING[0], batch)
-    assert [kept for kept, _ in comparison._KEPT.values()] == _BATCHES[2:4]
+    assert [kept for kept, _ in comparison._kept().values()] == _BATCHES[2:4]
 
 
 def test_drawn_points_are_one_sequence_whatever_the_count() -> None:
@@ -778,3 +778,16 @@ def test_an_interrupted_draw_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> N
     assert [p.vectors["k"].tolist() for p in again] == [
         sampler.point(i).vectors["k"].tolist() for i in range(8)
     ]
+
+
+def test_each_thread_keeps_evaluators_of_its_own() -> None:
+    """An evaluator reports to one statement's status at a time, so threads must not share
+    one: each has its own kept evaluators."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lnsym.engines.numeric import comparison
+
+    mine = comparison._kept()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        theirs = pool.submit(comparison._kept).result()
+    assert theirs is not mine and comparison._kept() is mine

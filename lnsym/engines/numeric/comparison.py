@@ -10,6 +10,7 @@ over the same scale. :func:`compare` scores the points of one dimension together
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,8 +73,9 @@ def compare(statement: ir.Relation, points: list[SamplePoint]) -> list[Sample | 
     return _score(statement, points, status, sides)
 
 
-#: Evaluators kept between statements, by the points of their batch, oldest first.
-_KEPT: dict[tuple[int, ...], tuple[list[SamplePoint], Evaluator]] = {}
+#: Evaluators kept between statements, per thread (an evaluator reports to one statement's
+#: status at a time), by the points of their batch, oldest first.
+_THREAD = threading.local()
 #: At most this many batches, holding at most this many bytes of values, are kept.
 _KEPT_BATCHES = 1024
 _KEPT_BYTES = 64 << 20
@@ -91,20 +93,29 @@ def _evaluator(points: list[SamplePoint], status: Status) -> Evaluator:
     status of every statement that uses it (:meth:`Status.replay`), so a statement's results
     are those of a fresh evaluator (the tests compare the two).
     """
+    kept = _kept()
     key = tuple(map(id, points))  # the kept list holds its points alive: ids stay theirs
-    kept = _KEPT.pop(key, None)
-    if kept is None:
-        kept = (list(points), Evaluator(Env.of(points, track=True), status))
-    _KEPT[key] = kept  # now the most recent
-    kept[1].status = status
-    return kept[1]
+    found = kept.pop(key, None)
+    if found is None:
+        found = (list(points), Evaluator(Env.of(points, track=True), status))
+    kept[key] = found  # now the most recent
+    found[1].status = status
+    return found[1]
+
+
+def _kept() -> dict[tuple[int, ...], tuple[list[SamplePoint], Evaluator]]:
+    """This thread's kept evaluators."""
+    if not hasattr(_THREAD, "kept"):
+        _THREAD.kept = {}
+    return _THREAD.kept
 
 
 def _trim() -> None:
     """Drop the oldest kept evaluators beyond :data:`_KEPT_BATCHES` or :data:`_KEPT_BYTES`."""
-    held = sum(evaluator.nbytes for _, evaluator in _KEPT.values())
-    while _KEPT and (len(_KEPT) > _KEPT_BATCHES or held > _KEPT_BYTES):
-        _, evaluator = _KEPT.pop(next(iter(_KEPT)))
+    kept = _kept()
+    held = sum(evaluator.nbytes for _, evaluator in kept.values())
+    while kept and (len(kept) > _KEPT_BATCHES or held > _KEPT_BYTES):
+        _, evaluator = kept.pop(next(iter(kept)))
         held -= evaluator.nbytes
 
 

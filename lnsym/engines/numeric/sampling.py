@@ -10,6 +10,7 @@ the draws is part of the engine's output: the same seed must give the same point
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ _DRAWN: dict[tuple[Any, ...], tuple[Sampler, list[SamplePoint | None], dict[int,
 _DRAWN_KEPT = 64
 #: Larger requests are drawn as they are consumed (memory stays bounded), never kept.
 _KEPT_UP_TO = 2000
+_DRAWING = threading.Lock()
 
 
 def draw(claim: Checkable, seed: int, dtype: np.dtype, count: int) -> Iterable[SamplePoint | None]:
@@ -58,20 +60,21 @@ def draw(claim: Checkable, seed: int, dtype: np.dtype, count: int) -> Iterable[S
     if count > _KEPT_UP_TO:
         return (sampler.point(k) for k in range(count))
     key = (tuple(sampler.atoms), tuple(sampler.symbols), sampler.assumptions, seed, dtype)
-    found = _DRAWN.get(key)
-    if found is None:
-        if len(_DRAWN) >= _DRAWN_KEPT:
-            del _DRAWN[next(iter(_DRAWN))]
-        found = _DRAWN[key] = (sampler, [], {})
-    drawer, points, by_count = found
-    try:
-        points.extend(drawer.point(k) for k in range(len(points), count))
-    except BaseException:  # (an interrupt) the sampler may be half-way through a point
-        del _DRAWN[key]
-        raise
-    if count not in by_count:
-        by_count[count] = points[:count]
-    return by_count[count]
+    with _DRAWING:  # one sampler draws in one thread at a time: its sequence is one
+        found = _DRAWN.get(key)
+        if found is None:
+            if len(_DRAWN) >= _DRAWN_KEPT:
+                del _DRAWN[next(iter(_DRAWN))]
+            found = _DRAWN[key] = (sampler, [], {})
+        drawer, points, by_count = found
+        try:
+            points.extend(drawer.point(k) for k in range(len(points), count))
+        except BaseException:  # (an interrupt) the sampler may be half-way through a point
+            del _DRAWN[key]
+            raise
+        if count not in by_count:
+            by_count[count] = points[:count]
+        return by_count[count]
 
 
 class Sampler:
