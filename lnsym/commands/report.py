@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     with figures_drawn_meanwhile(BUILTIN.figures if builtin else (), drawn):
         sections = load(list(args.paths))
         document = document_for(sections, list(args.paths))  # before the long check
-        examples = None if args.paths else (lambda: compute_examples(SOURCES))
+        examples = (lambda: compute_examples(SOURCES)) if builtin else None
         with figures_drawn_meanwhile(() if builtin else document.figures, drawn):
             results = check_catalog(
                 sections,
