@@ -3,7 +3,7 @@
 A cold ``lnsym report`` spends seconds in matplotlib after the check, on one CPU. The
 figures do not depend on the check (each is a pure function of its spec), so
 :func:`figures_drawn_meanwhile` forks a process that draws them while the checks run, and
-hands their bytes to :func:`~lnsym.report.figures.render_figure`. The bytes are those the
+hands their bytes to :func:`~lnsym.report.figures.render_figures`. The bytes are those the
 report process would draw (same code, same settings; the tests compare them). If that
 process fails or is stopped, nothing is kept and the figures are drawn as before, where
 any error is reported.
@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 
-from lnsym.report.figures import FigureSpec, keep_drawn, render_figure
+from lnsym.report.figures import FigureSpec, keep_drawn, render_figures
 
 
 @contextmanager
@@ -52,7 +52,11 @@ def figures_drawn_meanwhile(specs: Sequence[FigureSpec], formats: Sequence[str])
 
 def _draw(sender: Connection, wanted: list[tuple[FigureSpec, str]]) -> None:
     try:
-        drawn = [render_figure(spec, fmt) for spec, fmt in wanted]
+        formats: dict[FigureSpec, list[str]] = {}
+        for spec, fmt in wanted:
+            formats.setdefault(spec, []).append(fmt)
+        bytes_of = {spec: render_figures(spec, fmts) for spec, fmts in formats.items()}
+        drawn = [bytes_of[spec][fmt] for spec, fmt in wanted]
     except BaseException:  # noqa: BLE001 — the report process draws them and reports it
         drawn = None
     sender.send(drawn)

@@ -32,7 +32,7 @@ from lnsym.checking.verdicts import Verdict
 from lnsym.errors import UserInputError
 from lnsym.files import staged_outputs
 from lnsym.report.document import BUILTIN_NAME
-from lnsym.report.figures import FigureSpec, render_figure
+from lnsym.report.figures import FigureSpec, render_figures
 from lnsym.report.model import ReportModel
 from lnsym.report.pdf import TEX_PACKAGES, PdfBuild, build_pdf, missing_tools
 from lnsym.report.render import FINGERPRINT_PLACEHOLDER, render
@@ -163,8 +163,8 @@ def render_report(
     out = Rendered()
     figures: dict[str, dict[str, bytes]] = {fmt: {} for fmt in figure_formats(formats)}
     for spec in _used_figures(model):
-        for fmt in figures:
-            figures[fmt][f"{FIGURE_DIR}/{spec.name}.{fmt}"] = render_figure(spec, fmt)
+        for fmt, data in render_figures(spec, tuple(figures)).items():
+            figures[fmt][f"{FIGURE_DIR}/{spec.name}.{fmt}"] = data
     if "md" in formats:
         out.files.update(figures["svg"])
     if "tex" in formats:

@@ -13,7 +13,7 @@ SVG goes into the Markdown report, PDF into the LaTeX one.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -210,10 +210,25 @@ def render_figure(spec: FigureSpec, fmt: str) -> bytes:
     Raises:
         ValueError: for another format.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown figure format {fmt!r}")
-    drawn = _DRAWN_ELSEWHERE.get((spec, fmt))
-    return drawn if drawn is not None else _rendered(spec, fmt)
+    return render_figures(spec, (fmt,))[fmt]
+
+
+def render_figures(spec: FigureSpec, formats: Sequence[str]) -> dict[str, bytes]:
+    """The bytes of one figure in each of ``formats``, the figure drawn once for all of
+    them (saving it in one format leaves it as it was: the bytes are those of a figure
+    drawn for each format alone, which the tests compare).
+
+    Raises:
+        ValueError: for a format other than ``"svg"`` and ``"pdf"``.
+    """
+    unknown = [fmt for fmt in formats if fmt not in FORMATS]
+    if unknown:
+        raise ValueError(f"unknown figure format {unknown[0]!r}")
+    out = {fmt: _DRAWN_ELSEWHERE[(spec, fmt)] for fmt in formats if (spec, fmt) in _DRAWN_ELSEWHERE}
+    missing = tuple(fmt for fmt in dict.fromkeys(formats) if fmt not in out)
+    if missing:
+        out.update(zip(missing, _rendered(spec, missing), strict=True))
+    return {fmt: out[fmt] for fmt in formats}
 
 
 #: Bytes of figures drawn by another process of this run (:mod:`lnsym.report.ahead`): the
@@ -227,18 +242,21 @@ def keep_drawn(spec: FigureSpec, fmt: str, data: bytes) -> None:
 
 
 @lru_cache(maxsize=64)
-def _rendered(spec: FigureSpec, fmt: str) -> bytes:
+def _rendered(spec: FigureSpec, formats: tuple[str, ...]) -> tuple[bytes, ...]:
     # A figure is a pure function of its spec: rendering it again (a report and its
     # --check, in one process) would give the same bytes at the cost of matplotlib.
     import matplotlib
     from matplotlib.figure import Figure
 
+    out = []
     with matplotlib.rc_context():
         matplotlib.rcdefaults()  # ignore the user's matplotlibrc and style
         matplotlib.rcParams.update(_RC)  # type: ignore[arg-type]  # the stubs want literal keys
         fig = Figure(figsize=spec.size)
         spec.draw(fig)
         fig.tight_layout()
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format=fmt, metadata=_METADATA[fmt])
-    return buffer.getvalue()
+        for fmt in formats:
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format=fmt, metadata=_METADATA[fmt])
+            out.append(buffer.getvalue())
+    return tuple(out)

@@ -33,7 +33,7 @@ def test_the_other_process_draws_the_bytes_this_one_would(drawn_elsewhere):
         pass
     assert set(drawn_elsewhere) == {(LINE, "svg"), (LINE, "pdf")}
     for fmt in ("svg", "pdf"):
-        assert drawn_elsewhere[(LINE, fmt)] == figures._rendered(LINE, fmt)
+        assert drawn_elsewhere[(LINE, fmt)] == figures._rendered(LINE, (fmt,))[0]
         assert figures.render_figure(LINE, fmt) is drawn_elsewhere[(LINE, fmt)]
 
 
@@ -64,3 +64,15 @@ def test_nothing_to_draw_starts_no_process(drawn_elsewhere, monkeypatch):
     with figures_drawn_meanwhile([], ["svg"]), figures_drawn_meanwhile([LINE], []):
         pass
     assert drawn_elsewhere == {}
+
+
+@pytest.mark.parametrize("spec", [LINE, *figures.FIGURES], ids=lambda spec: spec.name)
+def test_a_figure_drawn_once_for_every_format_is_the_figure_drawn_for_each(spec, drawn_elsewhere):
+    # Saving a figure in one format leaves it as it was: in either order, each format's
+    # bytes are those of the figure drawn for that format alone.
+    alone = {fmt: figures._rendered(spec, (fmt,))[0] for fmt in ("svg", "pdf")}
+    for order in (("svg", "pdf"), ("pdf", "svg")):
+        figures._rendered.cache_clear()
+        assert figures.render_figures(spec, order) == alone
+    with pytest.raises(ValueError, match="unknown figure format 'png'"):
+        figures.render_figures(spec, ("svg", "png"))
