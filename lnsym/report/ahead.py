@@ -23,13 +23,12 @@ from lnsym.report.figures import FigureSpec, keep_drawn, render_figures
 def figures_drawn_meanwhile(specs: Sequence[FigureSpec], formats: Sequence[str]) -> Iterator[None]:
     """Draw every figure of ``specs`` in each of ``formats`` (``"svg"``, ``"pdf"``) in a
     forked process while the body runs; afterwards the report process uses its bytes."""
-    wanted = [(spec, fmt) for spec in specs for fmt in formats]
-    if not wanted:
+    if not specs or not formats:
         yield
         return
     receiver, sender = multiprocessing.Pipe(duplex=False)
     process = multiprocessing.get_context("fork").Process(
-        target=_draw, args=(sender, wanted), daemon=True
+        target=_draw, args=(sender, list(specs), tuple(formats)), daemon=True
     )
     process.start()
     sender.close()
@@ -46,17 +45,14 @@ def figures_drawn_meanwhile(specs: Sequence[FigureSpec], formats: Sequence[str])
         process.join()
         receiver.close()
     if drawn is not None:
-        for (spec, fmt), data in zip(wanted, drawn, strict=True):
-            keep_drawn(spec, fmt, data)
+        for spec, by_format in zip(specs, drawn, strict=True):
+            for fmt, data in by_format.items():
+                keep_drawn(spec, fmt, data)
 
 
-def _draw(sender: Connection, wanted: list[tuple[FigureSpec, str]]) -> None:
+def _draw(sender: Connection, specs: list[FigureSpec], formats: tuple[str, ...]) -> None:
     try:
-        formats: dict[FigureSpec, list[str]] = {}
-        for spec, fmt in wanted:
-            formats.setdefault(spec, []).append(fmt)
-        bytes_of = {spec: render_figures(spec, fmts) for spec, fmts in formats.items()}
-        drawn = [bytes_of[spec][fmt] for spec, fmt in wanted]
+        drawn = [render_figures(spec, formats) for spec in specs]
     except BaseException:  # noqa: BLE001 — the report process draws them and reports it
         drawn = None
     sender.send(drawn)

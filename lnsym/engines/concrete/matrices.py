@@ -91,7 +91,10 @@ def _proved_together(relations: Sequence[Relation]) -> set[int]:
     anything else), with the values and polynomials of the parts the entries share — a
     row's mean, its variance — computed once instead of once per entry.
 
-    Each entry keeps its own work limit. An entry not proved here — an inequality, a
+    Each entry keeps its own work limit, though the parts converted for an earlier entry cost
+    a later one nothing, so an entry too large to reduce alone may be proved here (a proof
+    either way; on the catalog the entries proved are those proved alone, which the tests
+    compare). An entry not proved here — an inequality, a
     remainder that is not 0, a reduction too large, an entry that mentions d or has a
     layer's root to make rational, any error — is checked alone, as before, which also
     reports what is to be reported.
