@@ -3,12 +3,16 @@
 Every catalog claim and every link of every derivation is checked with
 :func:`lnsym.engines.concrete.engine.evidence` (``max_d`` and ``seed`` as in ``lnsym verify``), in
 catalog order, in a fresh process, and the process CPU seconds of each check are printed with the
-total. The engine keeps its slower routes behind two switches, and ``--compare`` runs the catalog
-again with each of them off:
+total. The engine keeps its slower routes behind three switches, and ``--compare`` runs the
+catalog again with each of them off:
 
 - ``sympy-points``: exact points evaluated with SymPy numbers and ``sympy.diff`` in t
   (``EXACT_POINTS = False``) instead of :mod:`lnsym.engines.concrete.exact` — the same points;
-- ``unshared``: symbolic values computed afresh for every claim (``SHARE_SYMBOLIC = False``).
+- ``sympy-values``: the symbolic reduction's values built as SymPy expressions and converted to
+  the ring (``DIRECT_RING = False``) instead of built there directly. Its work limit counts
+  differently, so it proves fewer dimensions (random points take those): its evidence differs;
+- ``unshared``: that SymPy route with its values computed afresh for every claim
+  (``SHARE_SYMBOLIC = False`` too).
 
 It then prints, per claim and in total, the ratio of each route's seconds to the default's,
 and whether every evidence (outcome, detail and data) is identical across the routes.
@@ -31,7 +35,8 @@ from typing import Any
 ROUTES = {
     "default": {},
     "sympy-points": {"EXACT_POINTS": False},
-    "unshared": {"SHARE_SYMBOLIC": False},
+    "unshared": {"SHARE_SYMBOLIC": False, "DIRECT_RING": False},
+    "sympy-values": {"DIRECT_RING": False},
 }
 
 

@@ -682,6 +682,7 @@ def test_symbolic_values_are_shared_but_do_not_depend_on_earlier_checks(
             out[claim.id] = (found.outcome, found.detail, found.data)
         return out
 
+    monkeypatch.setattr(concrete, "DIRECT_RING", False)  # the store serves the SymPy route
     monkeypatch.setattr(concrete, "_SHARED", concrete._Shared())
     forward = summaries(claims)
     shared = concrete._SHARED
@@ -702,8 +703,8 @@ def test_symbolic_values_are_shared_but_do_not_depend_on_earlier_checks(
 def test_the_switches_set_on_the_engine_reach_the_modules_that_use_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The benchmarks set EXACT_POINTS and SHARE_SYMBOLIC on the engine module; the code that
-    # reads them lives in other modules, and must see them.
+    # The benchmarks set EXACT_POINTS, SHARE_SYMBOLIC and DIRECT_RING on the engine module;
+    # the code that reads them lives in other modules, and must see them.
     import lnsym.engines.concrete.engine as concrete
     import lnsym.engines.concrete.examine as examine
 
@@ -717,6 +718,7 @@ def test_the_switches_set_on_the_engine_reach_the_modules_that_use_them(
     monkeypatch.setattr(concrete, "EXACT_POINTS", False)
     assert evidence(claim, max_d=9).outcome == "holds"
 
+    monkeypatch.setattr(concrete, "DIRECT_RING", False)
     monkeypatch.setattr(concrete, "_SHARED", concrete._Shared())
     monkeypatch.setattr(concrete, "SHARE_SYMBOLIC", False)
     assert evidence(Claim("m", Eq(mean(u), 0)), max_d=3).outcome == "holds"
@@ -724,6 +726,12 @@ def test_the_switches_set_on_the_engine_reach_the_modules_that_use_them(
     monkeypatch.setattr(concrete, "SHARE_SYMBOLIC", True)
     assert evidence(Claim("m", Eq(mean(u), 0)), max_d=3).outcome == "holds"
     assert concrete._SHARED.values
+
+    # With the values built in the ring, the SymPy route's store is not needed.
+    monkeypatch.setattr(concrete, "DIRECT_RING", True)
+    monkeypatch.setattr(concrete, "_SHARED", concrete._Shared())
+    assert evidence(Claim("m", Eq(mean(u), 0)), max_d=3).outcome == "holds"
+    assert not concrete._SHARED.values
 
 
 def test_the_first_random_point_of_a_claim_is_checked_against_sympy(

@@ -21,7 +21,11 @@ What is compared and where:
 - :mod:`~lnsym.engines.concrete.degrees` — degree bounds and independent roots for
   Schwartz–Zippel.
 - :mod:`~lnsym.engines.concrete.points` — the exact points tried.
-- :mod:`~lnsym.engines.concrete.ring` — the symbolic zero test over a polynomial ring.
+- :mod:`~lnsym.engines.concrete.ring` — the symbolic zero test over a polynomial ring, of
+  SymPy values converted to it.
+- :mod:`~lnsym.engines.concrete.ring_values` — the same test with the values built in the
+  ring directly (the exact evaluator over polynomial fractions); SymPy's values only where
+  these cannot be written.
 
 Values:
 

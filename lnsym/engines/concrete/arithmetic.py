@@ -386,7 +386,14 @@ def _nilpotent(v: Jet) -> Any:
     """v without its primal part, and without terms that are exactly 0: a power of a jet
     whose infinitesimal part vanishes is the power of its primal (as on the SymPy route,
     where such terms are gone before ``diff``: √(0 + 0·t) is 0, not 0/0)."""
-    return _jet({k: c for k, c in v.terms.items() if k and sign(c) != 0})
+    return _jet({k: c for k, c in v.terms.items() if k and _nonzero(c)})
+
+
+def _nonzero(c: Any) -> bool:
+    """Whether a coefficient is not 0: exactly for numbers, as written for the polynomial
+    fractions of :mod:`lnsym.engines.concrete.ring_values` (a term kept that is 0 changes
+    no value there: its primal is a nonzero polynomial)."""
+    return sign(c) != 0 if type(c) is Quad else bool(c)
 
 
 def power(v: Any, n: Any, tower: Tower | None) -> Any:

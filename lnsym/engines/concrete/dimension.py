@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import sympy
 
 from lnsym import ir
+from lnsym.engines.concrete.arithmetic import Inexpressible
 from lnsym.engines.concrete.degrees import _certified, _degrees
 from lnsym.engines.concrete.examine import _examine, _Look, _Scan
 from lnsym.engines.concrete.points import (
@@ -30,6 +31,7 @@ from lnsym.engines.concrete.points import (
 )
 from lnsym.engines.concrete.problem import _constrain, _Problem
 from lnsym.engines.concrete.ring import _Fractions, _TooLarge
+from lnsym.engines.concrete.ring_values import direct_zero
 from lnsym.engines.concrete.shared import _Shared
 from lnsym.engines.concrete.sympy_numbers import SympyValue, _differences
 from lnsym.engines.concrete.values import _Evaluator
@@ -55,23 +57,40 @@ class Routes:
             with SymPy numbers, as :func:`~lnsym.engines.concrete.recheck.recheck` does).
         shared: the symbolic values shared between the checks of different claims, or None
             to compute them afresh in every reduction.
+        direct: build the symbolic reduction's values in the ring directly, where they can
+            be (else through SymPy).
     """
 
     exact_points: bool
     shared: _Shared | None
+    direct: bool = True
 
 
 # ---------------------------------------------------------------------------------------
 # Symbolic decision: SymPy values reduced in a polynomial ring (lnsym.engines.concrete.ring)
 
 
-def _symbolic_zero(problem: _Problem, d: int, shared: _Shared | None) -> bool:
-    """Whether lhs − rhs reduces to 0 at ``d`` for symbolic atoms (s² = q + ε).
-
-    ``shared`` holds the symbolic values of earlier checks (None: a fresh store).
+def _symbolic_zero(problem: _Problem, d: int, routes: Routes) -> bool:
+    """Whether lhs − rhs reduces to 0 at ``d`` for symbolic atoms (s² = q + ε): with the
+    values built in the ring (:func:`~lnsym.engines.concrete.ring_values.direct_zero`), or
+    through SymPy where they cannot be (:func:`_sympy_zero`).
 
     Raises:
         UnsupportedError: for expressions without a polynomial form (e.g. operator norms).
+    """
+    if routes.direct:
+        try:
+            return direct_zero(problem, d)
+        except Inexpressible:
+            pass
+    return _sympy_zero(problem, d, routes.shared)
+
+
+def _sympy_zero(problem: _Problem, d: int, shared: _Shared | None) -> bool:
+    """:func:`_symbolic_zero` through SymPy values, converted to the ring
+    (:class:`~lnsym.engines.concrete.ring._Fractions`).
+
+    ``shared`` holds the symbolic values of earlier checks (None: a fresh store).
     """
     shared = shared if shared is not None else _Shared()
     shared.trim()
@@ -259,7 +278,7 @@ def _check(
     too_large = False
     if problem.relation == "eq" and d <= symbolic_up_to and not problem.pointwise:
         try:
-            if _symbolic_zero(problem, d, routes.shared):
+            if _symbolic_zero(problem, d, routes):
                 return DimensionCheck(d, "holds", "symbolic")
         except _TooLarge:
             too_large = True

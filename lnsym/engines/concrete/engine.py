@@ -32,11 +32,12 @@ of the routes, :func:`check_dimension`, and :func:`evidence`, which checks a cla
 and assembles what it found); ``dimension`` (checking one d); ``examine`` (one exact point);
 ``recheck`` (:func:`recheck`, :func:`promote`); ``formatting`` (the typed counterexample;
 a point in error messages); ``problem``, ``degrees`` and ``points`` (what is compared, the degree
-bounds, the points tried); ``ring`` (the symbolic zero test); ``values``, ``shared``,
-``monomials``, ``sympy_numbers`` and ``instantiate`` (SymPy values of the IR, names and shared
-values, inner products split by monomial, exact SymPy numbers, :func:`instantiate` and
-:func:`jacobian`); ``exact``, ``arithmetic`` and
-``interning`` (exact evaluation at points: the evaluator, its numbers and jets, interned nodes).
+bounds, the points tried); ``ring`` and ``ring_values`` (the symbolic zero test, and its
+values built in the ring); ``values``, ``shared``, ``monomials``, ``sympy_numbers`` and
+``instantiate`` (SymPy values of the IR, names and shared values, inner products split by
+monomial, exact SymPy numbers, :func:`instantiate` and :func:`jacobian`); ``exact``,
+``arithmetic`` and ``interning`` (exact evaluation at points: the evaluator, its numbers and
+jets, interned nodes).
 
 An identity is decided at each d without ``simplify`` (cheap on true claims, explosive on
 false ones — and false claims are what a checker must reject fast):
@@ -45,7 +46,11 @@ false ones — and false claims are what a checker must reject fast):
   reparametrized as s² − q with a new positive symbol s, for the variance q of the claim's
   layer input, so that √(q + ε) = s; any other square root becomes a generator r with
   r² = R. Both sides become num/den over a sparse polynomial ring (FLINT's ``fmpq_mpoly``,
-  no gcds); they are equal when num reduces to 0 modulo the relations r² − R.
+  no gcds); they are equal when num reduces to 0 modulo the relations r² − R. The values
+  are built in the ring directly — the exact evaluator of the points below, with its jets
+  for derivatives, run over polynomial fractions (:mod:`~lnsym.engines.concrete.ring_values`)
+  — and through SymPy (the devices above, then a conversion) only where a value cannot be
+  written there (|x|, a sign).
 - *random-rational* (otherwise): both sides are evaluated exactly at random integer points,
   with s drawn first and ε = s² − q so that the root stays rational. By the Schwartz–Zippel
   lemma a false identity survives one point with probability at most 2^(k+2)·D/N, where D
@@ -149,6 +154,10 @@ from lnsym.ir.signs import UNKNOWN, sign
 EXACT_POINTS = True
 #: Share symbolic values between the checks of different claims (:class:`_Shared`).
 SHARE_SYMBOLIC = True
+#: Build the symbolic reduction's values in the polynomial ring directly
+#: (:mod:`lnsym.engines.concrete.ring_values`); else every value goes through SymPy, which
+#: proves fewer cases within its work limit.
+DIRECT_RING = True
 
 
 def _routes() -> Routes:
@@ -157,7 +166,11 @@ def _routes() -> Routes:
     Read here at the start of every check and passed down, so that a switch set on this
     module — as the benchmarks and tests do — takes effect in the modules that use it.
     """
-    return Routes(exact_points=EXACT_POINTS, shared=_SHARED if SHARE_SYMBOLIC else None)
+    return Routes(
+        exact_points=EXACT_POINTS,
+        shared=_SHARED if SHARE_SYMBOLIC else None,
+        direct=DIRECT_RING,
+    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -155,7 +155,9 @@ TowerValue: TypeAlias = Any
 
 class Evaluator:
     """Exact values of IR nodes at one point, mirroring
-    :class:`lnsym.engines.concrete.values._Evaluator`.
+    :class:`lnsym.engines.concrete.values._Evaluator`. (The same evaluator runs over
+    polynomial fractions in :mod:`lnsym.engines.concrete.ring_values`, where no sign is
+    decided: ``decides_signs`` is False there.)
 
     Args:
         d: the dimension.
@@ -168,12 +170,15 @@ class Evaluator:
             Schwartz–Zippel bound).
     """
 
+    #: Refuse a half-integer power of a negative number, and record radicands.
+    decides_signs = True
+
     def __init__(
         self,
         d: int,
         vectors: Mapping[str, tuple[Any, ...]],
         scalars: Mapping[sympy.Symbol, Any],
-        tower: Tower,
+        tower: Any,
         *,
         depth: int = 0,
         radicands: list[Num] | None = None,
@@ -210,7 +215,7 @@ class Evaluator:
         scalars: Mapping[sympy.Symbol, Any] | None = None,
         perturbed: bool = False,
     ) -> Evaluator:
-        return Evaluator(
+        return type(self)(
             self.d,
             {**self.vectors, **(vectors or {})},
             {**self.scalars, **(scalars or {})},
@@ -254,7 +259,7 @@ class Evaluator:
         n = compile_constant(e.exponent)(self.scalars, self.tower)
         if type(n) is not Q:
             raise Inexpressible(f"the exponent {e.exponent} has no rational value")
-        if n.denominator != 1:
+        if n.denominator != 1 and self.decides_signs:
             at_zero = primal(value)
             if n.denominator == 2 and sign(at_zero) < 0:
                 raise Undefined(f"the power {n} of a negative number")

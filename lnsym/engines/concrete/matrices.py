@@ -30,11 +30,8 @@ from lnsym.engines.concrete.engine import evidence as scalar_evidence
 from lnsym.engines.concrete.problem import _principal
 from lnsym.engines.concrete.recheck import promote as scalar_promote
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
-from lnsym.engines.concrete.ring import _Fractions
-from lnsym.engines.concrete.shared import _Shared
-from lnsym.engines.concrete.sympy_numbers import _differences
-from lnsym.engines.concrete.values import _Evaluator
-from lnsym.errors import BudgetExceeded, DomainError
+from lnsym.engines.concrete.ring_values import proved_together
+from lnsym.errors import DomainError
 from lnsym.ir.lowering import lower_relation, lowered_entries, sizes_for, sizes_text
 from lnsym.ir.names import d, m, n
 from lnsym.ir.relations import Eq, Relation
@@ -86,55 +83,27 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
 
 def _proved_together(relations: Sequence[Relation]) -> set[int]:
     """The entries (by position) whose equality the symbolic reduction proves, reduced in
-    one ring: what checking each alone decides first (at d = 1, the only dimension of an
-    entry that does not mention d, an equality is decided by the symbolic reduction before
-    anything else), with the values and polynomials of the parts the entries share — a
-    row's mean, its variance — computed once instead of once per entry.
+    one ring (:func:`~lnsym.engines.concrete.ring_values.proved_together`): what checking
+    each alone decides first (at d = 1, the only dimension of an entry that does not mention
+    d, an equality is decided by the symbolic reduction before anything else), with the
+    values of the parts the entries share — a row's mean, its variance — computed once
+    instead of once per entry.
 
-    Each entry keeps its own work limit, though the parts converted for an earlier entry cost
-    a later one nothing, so an entry too large to reduce alone may be proved here (a proof
-    either way; on the catalog the entries proved are those proved alone, which the tests
-    compare). An entry not proved here — an inequality, a
-    remainder that is not 0, a reduction too large, an entry that mentions d or has a
-    layer's root to make rational, any error — is checked alone, as before, which also
-    reports what is to be reported.
+    An entry not proved here — an inequality, a remainder that is not 0, a reduction too
+    large, an entry that mentions d or has a layer's root to make rational, any error — is
+    checked alone, as before, which also reports what is to be reported.
     """
-    shared = _routes().shared or _Shared()
-    shared.trim()
-    ev = _Evaluator(1, {}, {}, names=shared.names, shared=shared)
+    if not _routes().direct:
+        return set()  # every entry alone, through SymPy
     searched: dict[int, ir.Expr] = {}  # (the nodes _principal searched, for every entry)
-    differences: dict[int, list[sympy.Expr]] = {}
+    equalities: dict[int, Relation] = {}
     for k, relation in enumerate(relations):
         if not isinstance(relation, Eq) or _mentions_d(relation):
             continue
         if _principal(relation.lhs, searched) or _principal(relation.rhs, searched):
             return set()  # (a later entry would not find a root found once: all alone)
-        try:
-            differences[k] = _differences(ev.value(relation.lhs), ev.value(relation.rhs))
-        except BudgetExceeded:
-            raise
-        except Exception:  # noqa: BLE001 — checked alone, which raises it in turn
-            continue
-    if not differences:
-        return set()
-    everything = [x for found in differences.values() for x in found]
-    try:
-        fractions = _Fractions(everything, None, shared.names.needed(everything))
-    except BudgetExceeded:
-        raise
-    except Exception:  # noqa: BLE001 — each entry alone
-        return set()
-    proved = set()
-    for k, found in differences.items():
-        fractions.work = 0  # the limit of an entry reduced alone
-        try:
-            if all(fractions.vanishes(x) for x in found):
-                proved.add(k)
-        except BudgetExceeded:
-            raise
-        except Exception:  # noqa: BLE001 — checked alone
-            continue
-    return proved
+        equalities[k] = relation
+    return proved_together(equalities)
 
 
 #: Values tried for an entry's symbols to make a counterexample readable (positive ones

@@ -13,7 +13,7 @@ the work limit counts term products as before, so every decision is the same.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import flint
 import sympy
@@ -47,109 +47,70 @@ class _Key:
         return isinstance(other, _Key) and self.poly == other.poly
 
 
-class _Fractions:
-    """SymPy expressions as num / Π fᵏ over QQ[roots, s, symbols], without any gcd.
+#: A fraction num / Π fᵏ: the numerator and the denominator's monic factors f with exponents.
+Pair = tuple[Poly, dict[_Key, int]]
 
-    ``definitions`` maps names (and ε ↦ s² − q) to what they stand for. Square roots become
-    ring generators r with r² = R, outermost first, so that the relations form a Gröbner
-    basis in lex order (their leading terms r² are coprime); √(s²) is s itself. A
-    denominator is a dictionary {f: k} of monic factors f (as :class:`_Key`) and exponents.
+
+class _Ring:
+    """QQ[roots, s, symbols] with the relations r² = R: the arithmetic of both symbolic routes.
+
+    Fractions are :data:`Pair` s, never reduced by a gcd. The generators come first in lex
+    order as roots (outermost first, so that the relations form a Gröbner basis: their
+    leading terms r² are coprime), then s, then the rest. ``limit`` bounds the term products
+    of one reduction (:attr:`work`), a deterministic size guard.
     """
 
-    def __init__(
-        self,
-        exprs: Sequence[sympy.Expr],
-        s: sympy.Symbol | None,
-        definitions: Mapping[sympy.Symbol, sympy.Expr],
-    ) -> None:
-        self.definitions = definitions
-        everything = [*exprs, *definitions.values()]
-        depth: dict[sympy.Expr, int] = {}
-        radicands, symbols = _radicands_and_symbols(everything)
-        order = sorted(radicands, key=lambda r: (-self._depth(r, depth), default_sort_key(r)))
-        symbols -= {s, *definitions}
-        root_symbols = [sympy.Dummy(f"r{i}") for i in range(len(order))]
-        gens = [*root_symbols, *([s] if s is not None else []), *sorted(symbols, key=str)]
-        names = [f"g{i}" for i in range(len(gens))] or ["unused"]
-        self.context = flint.fmpq_mpoly_ctx.get(names, "lex")
+    def __init__(self, count: int, s: int | None, positive: Sequence[int], limit: int) -> None:
+        self.context = flint.fmpq_mpoly_ctx.get(
+            [f"g{i}" for i in range(count)] or ["unused"], "lex"
+        )
         self.gens = self.context.gens()
         self.zero, self.one = self.context.constant(0), self.context.constant(1)
-        self.gen = dict(zip(gens, self.gens, strict=False))
-        self.slot = {r: i for i, r in enumerate(order)}  # the generator index of each root
-        self.s = self.gen.get(s) if s is not None else None
-        # Generators known positive (s, ε, declared scalars): their squares leave a root.
-        self.positive = [i for i, g in enumerate(gens) if g.is_positive]
-        # (n·D, D) → the index of the generator r = √(n·D) that stands for √(n/D)·D.
+        self.s = self.gens[s] if s is not None else None
+        #: Generators known positive (s, ε, declared scalars): their squares leave a root.
+        self.positive = list(positive)
+        #: (n·D, D) → the index of the generator r = √(n·D) that stands for √(n/D)·D.
         self.roots: dict[tuple[_Key, _Key], int] = {}
-        self._memo: dict[sympy.Expr, tuple[Poly, dict[_Key, int]]] = {}
+        self.limit = limit
         self.work = 0
 
-    def _depth(self, e: sympy.Expr, memo: dict[sympy.Expr, int]) -> int:
-        """How deeply square roots nest inside ``e`` (through names too)."""
-        if e not in memo:
-            found = 0
-            for node in sympy.preorder_traversal(e):
-                if node in self.definitions:
-                    found = max(found, self._depth(self.definitions[node], memo))
-                elif _is_radical(node):
-                    found = max(found, 1 + self._depth(node.args[0], memo))
-            memo[e] = found
-        return memo[e]
+    def add(self, parts: Sequence[Pair]) -> Pair:
+        """The sum, over the least common product of the denominators' factors."""
+        common: dict[_Key, int] = {}
+        for _, den in parts:
+            for f, k in den.items():
+                common[f] = max(common.get(f, 0), k)
+        total = self.zero
+        for n, den in parts:
+            for f, k in common.items():
+                if k > den.get(f, 0):
+                    n = self._mul(n, self._pow(f.poly, k - den.get(f, 0)))
+            total = total + n
+        return total, common
 
-    def convert(self, e: sympy.Expr) -> tuple[Poly, dict[_Key, int]]:
-        found = self._memo.get(e)
-        if found is None:
-            found = self._memo[e] = self._convert(e)
-        return found
+    def multiply(self, parts: Sequence[Pair]) -> Pair:
+        num, den = self.one, dict[_Key, int]()
+        for n, dd in parts:
+            num = self._mul(num, n)
+            for f, k in dd.items():
+                den[f] = den.get(f, 0) + k
+        return num, den
 
-    def _convert(self, e: sympy.Expr) -> tuple[Poly, dict[_Key, int]]:
-        if e.is_Rational:
-            return self.context.constant(flint.fmpq(int(e.p), int(e.q))), {}
-        if e.is_Symbol:
-            if e in self.definitions:
-                return self.convert(self.definitions[e])
-            return self.gen[e], {}
-        if e.is_Add:
-            parts = [self.convert(a) for a in e.args]
-            common: dict[_Key, int] = {}
-            for _, den in parts:
-                for f, k in den.items():
-                    common[f] = max(common.get(f, 0), k)
-            total = self.zero
-            for n, den in parts:
-                for f, k in common.items():
-                    if k > den.get(f, 0):
-                        n = self._mul(n, self._pow(f.poly, k - den.get(f, 0)))
-                total = total + n
-            return total, common
-        if e.is_Mul:
-            num, den = self.one, {}
-            for a in e.args:
-                n, dd = self.convert(a)
-                num = self._mul(num, n)
-                for f, k in dd.items():
-                    den[f] = den.get(f, 0) + k
-            return num, den
-        if isinstance(e, sympy.Abs):
-            return self._root(e.args[0] ** 2, 1)
-        if e.is_Pow and e.exp.is_Rational:
-            if e.exp.q == 1:
-                n, dd = self.convert(e.base)
-                k = int(e.exp)
-                if k >= 0:
-                    return self._pow(n, k), {f: j * k for f, j in dd.items()}
-                return self._over(self._product(dd, -k), n, -k)
-            if e.exp.q == 2:
-                return self._root(e.base, int(e.exp.p))
-        raise UnsupportedError(f"no polynomial reduction for {type(e).__name__} ({e})")
+    def power(self, x: Pair, k: int) -> Pair:
+        """x to an integer power k."""
+        n, dd = x
+        if k >= 0:
+            return self._pow(n, k), {f: j * k for f, j in dd.items()}
+        return self._over(self._product(dd, -k), n, -k)
 
-    def _root(self, radicand: sympy.Expr, p: int) -> tuple[Poly, dict[_Key, int]]:
-        """(√radicand)^p, with √(n/D) written r/D for a generator r with r² = n·D.
+    def root(self, x: Pair, p: int, slot: Callable[[], int]) -> Pair:
+        """(√x)^p, with √(n/D) written r/D for a generator r with r² = n·D; ``slot`` gives
+        the index of a new generator.
 
         (That is √(n·D)/|D| up to the sign of D; reducing modulo r² − n·D proves an identity
         for both signs of r, so the sign cannot matter. Only √(s²) is replaced by s > 0.)
         """
-        n, dd = self.convert(radicand)
+        n, dd = x
         den = self._product(dd, 1)
         rad = self._mul(n, den)
         if rad.is_zero():
@@ -173,13 +134,16 @@ class _Fractions:
         if self.s is not None and den.is_one() and rad == self.s**2:
             root = m * self.s
         else:
-            index = self.roots.setdefault((_Key(rad), _Key(den)), self.slot[radicand])
+            key = (_Key(rad), _Key(den))
+            index = self.roots.get(key)
+            if index is None:
+                index = self.roots[key] = slot()
             root = m * self.gens[index]
         if p >= 0:
             return self._over(self._pow(root, p), den, p)
         return self._over(self._pow(den, -p), root, -p)
 
-    def _over(self, num: Poly, f: Poly, k: int) -> tuple[Poly, dict[_Key, int]]:
+    def _over(self, num: Poly, f: Poly, k: int) -> Pair:
         """num / fᵏ with f made monic, so equal factors are equal keys."""
         if k == 0:
             return num, {}
@@ -191,7 +155,7 @@ class _Fractions:
     def _mul(self, a: Poly, b: Poly) -> Poly:
         # A deterministic size guard: past it, exact random points are the cheaper check.
         self.work += len(a) * len(b)
-        if self.work > SYMBOLIC_WORK:
+        if self.work > self.limit:
             raise _TooLarge("the expansion is too large for the symbolic reduction")
         return a * b
 
@@ -207,9 +171,10 @@ class _Fractions:
             out = self._mul(out, self._pow(f.poly, k * times))
         return out
 
-    def vanishes(self, e: sympy.Expr) -> bool:
-        """Whether ``e`` is identically zero (True is exact; False may mean "not canonical")."""
-        num, den = self.convert(e)
+    def is_zero(self, x: Pair) -> bool:
+        """Whether the fraction is identically zero (True is exact; False may mean "not
+        canonical")."""
+        num, den = x
         if any(self.reduce(f.poly).is_zero() for f in den):
             raise DomainError("a denominator vanishes identically")
         return self.reduce(num).is_zero()
@@ -237,6 +202,79 @@ class _Fractions:
             part = self.context.from_dict(terms)
             out = out + (self._mul(part, self._pow(rad, half)) if half else part)
         return out
+
+
+class _Fractions(_Ring):
+    """SymPy expressions as fractions over the ring (the SymPy route's reduction).
+
+    ``definitions`` maps names (and ε ↦ s² − q) to what they stand for. Square roots become
+    generators, ordered by how deeply they nest; |x| is √(x²).
+    """
+
+    def __init__(
+        self,
+        exprs: Sequence[sympy.Expr],
+        s: sympy.Symbol | None,
+        definitions: Mapping[sympy.Symbol, sympy.Expr],
+    ) -> None:
+        self.definitions = definitions
+        everything = [*exprs, *definitions.values()]
+        depth: dict[sympy.Expr, int] = {}
+        radicands, symbols = _radicands_and_symbols(everything)
+        order = sorted(radicands, key=lambda r: (-self._depth(r, depth), default_sort_key(r)))
+        symbols -= {s, *definitions}
+        root_symbols = [sympy.Dummy(f"r{i}") for i in range(len(order))]
+        gens = [*root_symbols, *([s] if s is not None else []), *sorted(symbols, key=str)]
+        positive = [i for i, g in enumerate(gens) if g.is_positive]
+        super().__init__(len(gens), len(order) if s is not None else None, positive, SYMBOLIC_WORK)
+        self.gen = dict(zip(gens, self.gens, strict=False))
+        self.slot = {r: i for i, r in enumerate(order)}  # the generator index of each root
+        self._memo: dict[sympy.Expr, Pair] = {}
+
+    def _depth(self, e: sympy.Expr, memo: dict[sympy.Expr, int]) -> int:
+        """How deeply square roots nest inside ``e`` (through names too)."""
+        if e not in memo:
+            found = 0
+            for node in sympy.preorder_traversal(e):
+                if node in self.definitions:
+                    found = max(found, self._depth(self.definitions[node], memo))
+                elif _is_radical(node):
+                    found = max(found, 1 + self._depth(node.args[0], memo))
+            memo[e] = found
+        return memo[e]
+
+    def convert(self, e: sympy.Expr) -> Pair:
+        found = self._memo.get(e)
+        if found is None:
+            found = self._memo[e] = self._convert(e)
+        return found
+
+    def _convert(self, e: sympy.Expr) -> Pair:
+        if e.is_Rational:
+            return self.context.constant(flint.fmpq(int(e.p), int(e.q))), {}
+        if e.is_Symbol:
+            if e in self.definitions:
+                return self.convert(self.definitions[e])
+            return self.gen[e], {}
+        if e.is_Add:
+            return self.add([self.convert(a) for a in e.args])
+        if e.is_Mul:
+            return self.multiply([self.convert(a) for a in e.args])
+        if isinstance(e, sympy.Abs):
+            return self._root(e.args[0] ** 2, 1)
+        if e.is_Pow and e.exp.is_Rational:
+            if e.exp.q == 1:
+                return self.power(self.convert(e.base), int(e.exp))
+            if e.exp.q == 2:
+                return self._root(e.base, int(e.exp.p))
+        raise UnsupportedError(f"no polynomial reduction for {type(e).__name__} ({e})")
+
+    def _root(self, radicand: sympy.Expr, p: int) -> Pair:
+        return self.root(self.convert(radicand), p, lambda: self.slot[radicand])
+
+    def vanishes(self, e: sympy.Expr) -> bool:
+        """Whether ``e`` is identically zero (True is exact; False may mean "not canonical")."""
+        return self.is_zero(self.convert(e))
 
 
 def _is_radical(e: sympy.Basic) -> bool:

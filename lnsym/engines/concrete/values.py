@@ -170,11 +170,12 @@ class _Evaluator:
                     self._check_real_power(value.xreplace(at_zero), n)
                     if self.radicands is not None and n.is_Rational and n.q == 2:
                         self.radicands.append(value.xreplace(at_zero))
-                if n.is_negative and self.perturbations and value.has(self.perturbations[-1]):
-                    # 0 to a negative power is undefined, as in the exact arithmetic; written
-                    # F(t), it would vanish unseen from a product with an exact 0.
-                    at_zero = {t: _ZERO for t in self.perturbations + self.generic}
-                    if value.xreplace(at_zero) == 0:
+                if n.is_negative:
+                    # 0 to a negative power is undefined, as in the exact arithmetic. SymPy's
+                    # zoo would vanish unseen from a product with an exact 0 (0·zoo is nan,
+                    # but F(t) hides it) or from d/dt of a part that does not hold t.
+                    moving = self.perturbations + self.generic
+                    if value.xreplace({t: _ZERO for t in moving}) == 0:
                         raise _Undefined(f"the power {n} of 0")
                 return self._abbreviate(_power(value, n))
             case ir.Substitution(expr=inner, target=target, value=bound):
