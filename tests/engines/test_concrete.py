@@ -423,6 +423,25 @@ def test_undefined_dimensions_are_skipped_and_noted() -> None:
         evidence(Claim("never", Eq(mean(z) / (var(z) - var(z)), 0)), max_d=3)
 
 
+@pytest.mark.parametrize("direct", [True, False])
+def test_a_part_undefined_everywhere_is_undefined_under_a_derivative_too(
+    direct: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # core(z)|_{ε=0} is 0/0 at every point of d = 1; its derivative in ε does not hold the
+    # perturbation, which must not make it 0 — on either symbolic route or at exact points.
+    import lnsym.engines.concrete.engine as concrete
+    from lnsym import diff
+
+    monkeypatch.setattr(concrete, "DIRECT_RING", direct)
+    for claim in [
+        Claim("core0.eps", Eq(diff(core(z).subs(eps, 0), eps), 0)),
+        Claim("scaled", Eq(diff(core(z, 0) * c, c), core(z, 0))),
+    ]:
+        assert check_dimension(claim, 1).status == "undefined"
+        result = evidence(claim, max_d=3)
+        assert (result.outcome, result.data["undefined_dimensions"]) == ("holds", [1])
+
+
 def test_non_real_values_are_undefined() -> None:
     # (−8)^(1/3) is 1 + √3·i in SymPy: a point outside the claim's (real) domain.
     k = scalar("k")
