@@ -188,7 +188,8 @@ class _Ring:
         """
         relations = {index: rad.poly for (rad, _), index in self.roots.items()}
         for i in sorted(relations):
-            p = self._substitute(p, i, relations[i])
+            if p.degrees()[i] >= 2:  # (else p is its own remainder: nothing to replace)
+                p = self._substitute(p, i, relations[i])
         return p
 
     def _substitute(self, p: Poly, i: int, rad: Poly) -> Poly:

@@ -17,7 +17,6 @@ not a multiple of ½, more than :data:`ROOT_SLOTS` square roots — raises
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,6 +28,7 @@ from lnsym.engines.concrete.arithmetic import Inexpressible, Jet
 from lnsym.engines.concrete.exact import Evaluator
 from lnsym.engines.concrete.problem import _constrain, _Problem
 from lnsym.engines.concrete.ring import Pair, _Ring
+from lnsym.engines.concrete.values import _free
 from lnsym.errors import DomainError, UnsupportedError
 from lnsym.ir.relations import Relation
 
@@ -211,18 +211,18 @@ def proved_together(relations: Mapping[int, Relation]) -> set[int]:
     reduction proves, all evaluated in one ring so that their shared parts are computed
     once; each one's own products count against :data:`DIRECT_WORK` (what an earlier one
     built costs a later one nothing). Any that fails or is not proved is left out."""
-    problems = {}
-    for k, relation in relations.items():
-        with contextlib.suppress(UnsupportedError):
-            problems[k] = _Problem.of(relation.lhs, relation.rhs, "eq", ())
-    symbols = sorted({v for p in problems.values() for v in p.symbols}, key=lambda v: v.name)
-    ring = _DirectRing({}, symbols, False)
+    memo: dict = {}  # (the entries share their parts: each is looked at once)
+    found: set[sympy.Symbol] = set()
+    for relation in relations.values():
+        for side in (relation.lhs, relation.rhs):
+            found |= _free(side, frozenset(), frozenset(), memo)[1]
+    ring = _DirectRing({}, sorted(found, key=lambda v: v.name), False)
     ev = _RingEvaluator(1, {}, dict(ring.scalars), ring)
     proved = set()
-    for k, problem in problems.items():
+    for k, relation in relations.items():
         ring.work = 0
         try:
-            if ring.vanishes(ev.value(problem.lhs) - ev.value(problem.rhs)):
+            if ring.vanishes(ev.value(relation.lhs) - ev.value(relation.rhs)):
                 proved.add(k)
         except (UnsupportedError, DomainError, ZeroDivisionError):
             continue  # checked alone
