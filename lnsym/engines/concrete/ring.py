@@ -1,10 +1,14 @@
 """The concrete engine's symbolic zero test: fractions over a sparse polynomial ring.
 
 Part of the concrete engine (:mod:`lnsym.engines.concrete.engine` describes the whole). Both sides
-of an identity at a fixed d, as SymPy expressions, become num/den over FLINT's multivariate
-polynomials with rational coefficients (python-flint ``fmpq_mpoly``, no gcds), square roots
-becoming generators r with r² = R; the identity holds when num reduces to 0 modulo those
-relations. A deterministic work limit hands larger cases to exact points.
+of an identity at a fixed d become num/den over FLINT's multivariate polynomials with rational
+coefficients (python-flint ``fmpq_mpoly``, no gcds), square roots becoming generators r with
+r² = R; the identity holds when num reduces to 0 modulo those relations. A deterministic work
+limit hands larger cases to exact points.
+
+:class:`_Ring` holds that arithmetic and the reduction. The values are usually built in the
+ring directly (:mod:`lnsym.engines.concrete.ring_values`); :class:`_Fractions` converts SymPy
+expressions instead, for the values that cannot be built so.
 
 FLINT rather than ``sympy.polys.rings``: the same polynomials, multiplied in C instead of
 pure-Python dictionaries of rationals (the products were the largest part of the reduction);
