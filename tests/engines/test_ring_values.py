@@ -35,7 +35,7 @@ from lnsym.engines.concrete.engine import _routes
 from lnsym.engines.concrete.exact import Evaluator
 from lnsym.engines.concrete.problem import _Problem
 from lnsym.engines.concrete.ring import _TooLarge
-from lnsym.engines.concrete.ring_values import _DirectRing, direct_zero
+from lnsym.engines.concrete.ring_values import _direct_zero, _DirectRing, direct_zero
 from lnsym.engines.concrete.shared import _Shared
 from lnsym.errors import DomainError, UnsupportedError
 from tests.strategies import a, c, h, vectors, z
@@ -134,14 +134,39 @@ def test_false_identities_are_not_proved():
             assert _decide(direct_zero, lhs, rhs, d) is not True, (lhs, rhs, d)
 
 
-def test_a_value_the_ring_cannot_hold_is_left_to_sympy():
-    # |c| has no sign the ring could decide: the direct route gives way, SymPy proves it.
+def test_an_absolute_value_is_the_root_of_a_square():
+    # |c| = √(c²): identities that hold for either sign of the root are proved, |c| = c is
+    # not (it holds only for c ≥ 0).
     absolute = ir.Const(sympy.Abs(c))
-    problem = _Problem.of(absolute * dot(z, z) * absolute, ir.Const(c**2) * dot(z, z), "eq", ())
+    square = _Problem.of(absolute * dot(z, z) * absolute, ir.Const(c**2) * dot(z, z), "eq", ())
+    assert direct_zero(square, 2) is True
+    assert direct_zero(_Problem.of(absolute, ir.Const(c), "eq", ()), 2) is False
+
+
+def test_more_roots_than_the_first_ring_holds_start_again_in_a_larger_one():
+    # Ten distinct square roots: past the first ring's 8 slots, within the second's.
+    roots = [sqrt(mean(z) ** 2 + k) for k in range(1, 11)]
+    lhs = roots[0] ** 2
+    for r in roots[1:]:
+        lhs = lhs + r**2
+    rhs = 10 * mean(z) ** 2 + ir.Const(sympy.Integer(55))
+    problem = _Problem.of(lhs, rhs, "eq", ())
     with pytest.raises(Inexpressible):
-        direct_zero(problem, 2)
-    assert _sympy(problem, 2) is True
-    assert _symbolic_zero(problem, 2, _routes()) is True
+        _direct_zero(problem, 2, 8)
+    assert direct_zero(problem, 2) is True
+
+
+def test_what_the_ring_cannot_hold_goes_to_sympy(monkeypatch: pytest.MonkeyPatch):
+    import lnsym.engines.concrete.dimension as dimension
+
+    def refuse(problem, d):
+        raise Inexpressible("refused")
+
+    problem = _Problem.of(
+        dot(z, z), var(z) * ir.Const(sympy.Integer(2)) + 2 * mean(z) ** 2, "eq", ()
+    )
+    monkeypatch.setattr(dimension, "direct_zero", refuse)
+    assert _symbolic_zero(problem, 2, _routes()) is True  # ‖z‖² = d·(var + mean²) at d = 2
 
 
 def test_a_zero_over_a_vanishing_denominator_is_not_a_zero():

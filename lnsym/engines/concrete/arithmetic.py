@@ -38,7 +38,7 @@ import math
 import operator
 from collections.abc import Iterable
 from functools import reduce
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 import sympy
 from sympy.polys.domains import QQ
@@ -229,12 +229,32 @@ def _rational_sqrt(x: Any) -> Any:
     return Q(rp, rq) if rp * rp == p and rq * rq == q else None
 
 
+class Roots(Protocol):
+    """Where square roots (and |x|) are taken: a :class:`Tower` of numbers, or the polynomial
+    ring of :mod:`lnsym.engines.concrete.ring_values`."""
+
+    def sqrt(self, x: Any) -> Any: ...
+
+    def modulus(self, x: Any) -> Any: ...
+
+
 class Tower:
     """The square roots taken at one point: √x is adjoined when it is first needed."""
 
     def __init__(self) -> None:
         self.roots: list[Root] = []
         self._rational: dict[Any, Num] = {}
+
+    def modulus(self, x: Any) -> Any:
+        """|x|, by its exact sign.
+
+        Raises:
+            Inexpressible: for a jet at 0, where |x| has no derivative.
+        """
+        s = sign(primal(x))
+        if s == 0 and type(x) is Jet:
+            raise Inexpressible("|x| is not differentiable at 0")
+        return -x if s < 0 else x
 
     def sqrt(self, x: Num) -> Num:
         """The nonnegative square root of x.
@@ -396,7 +416,7 @@ def _nonzero(c: Any) -> bool:
     return sign(c) != 0 if type(c) is Quad else bool(c)
 
 
-def power(v: Any, n: Any, tower: Tower | None) -> Any:
+def power(v: Any, n: Any, tower: Roots | None) -> Any:
     """v**n for a rational n with denominator 1 or 2 (a Taylor sum for a jet).
 
     Raises:
@@ -426,7 +446,7 @@ def power(v: Any, n: Any, tower: Tower | None) -> Any:
     return out
 
 
-def _number_power(a: Num, n: Any, tower: Tower | None) -> Num:
+def _number_power(a: Num, n: Any, tower: Roots | None) -> Num:
     if n.denominator == 1:
         return _integer_power(a, int(n.numerator))
     if tower is None:

@@ -49,9 +49,9 @@ from lnsym.engines.concrete.arithmetic import Num as Num
 from lnsym.engines.concrete.arithmetic import Q as Q
 from lnsym.engines.concrete.arithmetic import Quad as Quad
 from lnsym.engines.concrete.arithmetic import Root as Root
+from lnsym.engines.concrete.arithmetic import Roots, _product, _split, _sum
 from lnsym.engines.concrete.arithmetic import Tower as Tower
 from lnsym.engines.concrete.arithmetic import Undefined as Undefined
-from lnsym.engines.concrete.arithmetic import _product, _split, _sum
 from lnsym.engines.concrete.arithmetic import absolute as absolute
 from lnsym.engines.concrete.arithmetic import inverse as inverse
 from lnsym.engines.concrete.arithmetic import power as power
@@ -66,7 +66,7 @@ from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
 # ---------------------------------------------------------------------------------------
 # Constants: SymPy expressions compiled once to closures over the scalars' values
 
-Constant: TypeAlias = Callable[[Mapping[sympy.Symbol, Any], Tower], Any]
+Constant: TypeAlias = Callable[[Mapping[sympy.Symbol, Any], Roots], Any]
 _COMPILED: dict[sympy.Expr, Constant | Inexpressible] = {}
 
 
@@ -96,7 +96,7 @@ def _compile(v: sympy.Expr) -> Constant:
         return lambda env, tower: c
     if v.is_Symbol:
 
-        def lookup(env: Mapping[sympy.Symbol, Any], tower: Tower) -> Any:
+        def lookup(env: Mapping[sympy.Symbol, Any], tower: Roots) -> Any:
             if v not in env:
                 raise Inexpressible(f"the scalar {v} has no value")
             return env[v]
@@ -115,7 +115,7 @@ def _compile(v: sympy.Expr) -> Constant:
             return lambda env, tower: power(base(env, tower), n, tower)
         exponent = _compile(v.exp)
 
-        def symbolic_power(env: Mapping[sympy.Symbol, Any], tower: Tower) -> Any:
+        def symbolic_power(env: Mapping[sympy.Symbol, Any], tower: Roots) -> Any:
             n = exponent(env, tower)
             if type(n) is not Q:
                 raise Inexpressible("an exponent that is not a rational number")
@@ -125,12 +125,8 @@ def _compile(v: sympy.Expr) -> Constant:
     if isinstance(v, sympy.Abs):
         inner = _compile(v.args[0])
 
-        def modulus(env: Mapping[sympy.Symbol, Any], tower: Tower) -> Any:
-            x = inner(env, tower)
-            s = sign(primal(x))
-            if s == 0 and type(x) is Jet:
-                raise Inexpressible("|x| is not differentiable at 0")
-            return -x if s < 0 else x
+        def modulus(env: Mapping[sympy.Symbol, Any], tower: Roots) -> Any:
+            return tower.modulus(inner(env, tower))
 
         return modulus
     raise Inexpressible(f"no exact evaluation of {v}")

@@ -10,13 +10,15 @@ the numerator of lhs − rhs reduces to 0 modulo those relations, as on the SymP
 first and converts them; building the fractions directly is several times faster, and so
 proves larger cases within the same kind of work limit (:data:`DIRECT_WORK`).
 
-What the evaluator cannot write this way — |x| or a sign of a symbolic value, a power that is
-not a multiple of ½, more than :data:`ROOT_SLOTS` square roots — raises
-:class:`~lnsym.engines.concrete.arithmetic.Inexpressible`, and the SymPy route decides.
+|x| is √(x²), a generator like any root, as on the SymPy route. What the evaluator cannot
+write this way — a sign of a symbolic value, a power that is not a multiple of ½, more than
+64 square roots — raises :class:`~lnsym.engines.concrete.arithmetic.Inexpressible`, and the
+SymPy route decides.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,8 +39,13 @@ from lnsym.ir.relations import Relation
 #: the jets multiply more, smaller polynomials). Every identity of the catalog that the
 #: SymPy route proves needs at most 65,000.
 DIRECT_WORK = 150_000
-#: Generators reserved for square roots (the catalog needs at most 2).
-ROOT_SLOTS = 8
+#: Generators reserved for square roots, tried in turn (the catalog needs at most 2; more
+#: generators make every monomial longer, so a reduction that needs more starts again).
+ROOT_SLOTS = (8, 64)
+
+
+class _OutOfSlots(Inexpressible):
+    """More square roots than the ring has generators for."""
 
 
 class _DirectRing(_Ring):
@@ -49,25 +56,29 @@ class _DirectRing(_Ring):
     """
 
     def __init__(
-        self, atoms: dict[str, int], symbols: Sequence[sympy.Symbol], with_s: bool
+        self,
+        atoms: dict[str, int],
+        symbols: Sequence[sympy.Symbol],
+        with_s: bool,
+        slots: int = ROOT_SLOTS[0],
     ) -> None:
-        first = ROOT_SLOTS + with_s  # the first scalar's generator
+        first = slots + with_s  # the first scalar's generator
         count = first + len(symbols) + sum(atoms.values())
-        positive = [ROOT_SLOTS] * with_s
+        positive = [slots] * with_s
         positive += [first + i for i, v in enumerate(symbols) if v.is_positive]
-        super().__init__(count, ROOT_SLOTS if with_s else None, positive, DIRECT_WORK)
+        super().__init__(count, slots if with_s else None, positive, DIRECT_WORK)
         self.scalars = {v: Fraction(self.gens[first + i], {}, self) for i, v in enumerate(symbols)}
         self.coordinates: dict[str, tuple[Fraction, ...]] = {}
         k = first + len(symbols)
         for atom, d in atoms.items():
             self.coordinates[atom] = tuple(Fraction(g, {}, self) for g in self.gens[k : k + d])
             k += d
-        self._free = ROOT_SLOTS
+        self._free = slots
         self._sqrt: dict[int, tuple[Any, Any]] = {}
 
     def _slot(self) -> int:
         if self._free == 0:
-            raise Inexpressible("more square roots than the ring has generators for")
+            raise _OutOfSlots("more square roots than the ring has generators for")
         self._free -= 1
         return self._free
 
@@ -84,6 +95,11 @@ class _DirectRing(_Ring):
             pair = x.pair if type(x) is Fraction else (self.context.constant(x), {})
             hit = self._sqrt[id(x)] = (x, self.fraction(self.root(pair, 1, self._slot)))
         return hit[1]
+
+    def modulus(self, x: Any) -> Any:
+        """|x| = √(x²): a generator r with r² = x², which proves an identity for either sign
+        of r, |x| among them (as the SymPy route does)."""
+        return arithmetic.power(x * x, arithmetic.Q(1, 2), self)
 
     def fraction(self, pair: Pair) -> Any:
         num, den = pair
@@ -180,9 +196,16 @@ def direct_zero(problem: _Problem, d: int) -> bool:
         DomainError: for a denominator that vanishes identically.
         _TooLarge: past :data:`DIRECT_WORK` term products.
     """
+    for slots in ROOT_SLOTS[:-1]:
+        with contextlib.suppress(_OutOfSlots):
+            return _direct_zero(problem, d, slots)
+    return _direct_zero(problem, d, ROOT_SLOTS[-1])
+
+
+def _direct_zero(problem: _Problem, d: int, slots: int) -> bool:
     with_s = problem.principal is not None
     symbols = [v for v in problem.symbols if not (with_s and v == ir.eps)]
-    ring = _DirectRing({a: d for a in problem.atoms}, symbols, with_s)
+    ring = _DirectRing({a: d for a in problem.atoms}, symbols, with_s, slots)
     coordinates = {a: tuple(sympy.Dummy() for _ in range(d)) for a in problem.atoms}
     vectors = _constrain(problem, coordinates, d)
     if vectors is None:
