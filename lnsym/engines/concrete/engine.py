@@ -50,7 +50,7 @@ false ones — and false claims are what a checker must reject fast):
   are built in the ring directly — the exact evaluator of the points below, with its jets
   for derivatives, run over polynomial fractions (:mod:`~lnsym.engines.concrete.ring_values`)
   — and through SymPy (the devices above, then a conversion) only where a value cannot be
-  written there (|x|, a sign).
+  written there (a sign, a cube root).
 - *random-rational* (otherwise): both sides are evaluated exactly at random integer points,
   with s drawn first and ε = s² − q so that the root stays rational. By the Schwartz–Zippel
   lemma a false identity survives one point with probability at most 2^(k+2)·D/N, where D
