@@ -67,7 +67,7 @@ class Routes:
 
 
 # ---------------------------------------------------------------------------------------
-# Symbolic decision: SymPy values reduced in a polynomial ring (lnsym.engines.concrete.ring)
+# Symbolic decision: values reduced in a polynomial ring (ring, ring_values)
 
 
 def _symbolic_zero(problem: _Problem, d: int, routes: Routes) -> bool:

@@ -132,7 +132,7 @@ def _compile(v: sympy.Expr) -> Constant:
     raise Inexpressible(f"no exact evaluation of {v}")
 
 
-def from_sympy(v: sympy.Expr, tower: Tower) -> Num:
+def from_sympy(v: sympy.Expr, tower: Roots) -> Num:
     """A SymPy number (rationals, +, ·, square roots) in ``tower``.
 
     Raises:
@@ -166,7 +166,8 @@ class Evaluator:
             Schwartz–Zippel bound).
     """
 
-    #: Refuse a half-integer power of a negative number, and record radicands.
+    #: Refuse a half-integer power of a negative number (and record radicands, if asked):
+    #: values whose sign is decided, unlike polynomial fractions.
     decides_signs = True
 
     def __init__(
@@ -174,7 +175,7 @@ class Evaluator:
         d: int,
         vectors: Mapping[str, tuple[Any, ...]],
         scalars: Mapping[sympy.Symbol, Any],
-        tower: Any,
+        tower: Roots,
         *,
         depth: int = 0,
         radicands: list[Num] | None = None,
