@@ -27,7 +27,7 @@ import sympy
 from lnsym import ir
 from lnsym.engines.concrete import arithmetic
 from lnsym.engines.concrete.arithmetic import Inexpressible, Jet
-from lnsym.engines.concrete.exact import Evaluator
+from lnsym.engines.concrete.exact import Evaluator, _compile
 from lnsym.engines.concrete.problem import _constrain, _Problem
 from lnsym.engines.concrete.ring import Pair, _Ring
 from lnsym.engines.concrete.values import _free
@@ -64,7 +64,7 @@ class _DirectRing(_Ring):
     ) -> None:
         first = slots + with_s  # the first scalar's generator
         count = first + len(symbols) + sum(atoms.values())
-        positive = [slots] * with_s
+        positive = [slots] if with_s else []  # s, then the scalars declared positive
         positive += [first + i for i, v in enumerate(symbols) if v.is_positive]
         super().__init__(count, slots if with_s else None, positive, DIRECT_WORK)
         self.scalars = {v: Fraction(self.gens[first + i], {}, self) for i, v in enumerate(symbols)}
@@ -215,7 +215,9 @@ def _direct_zero(problem: _Problem, d: int, slots: int) -> bool:
         for a in problem.atoms
         for c, g in zip(coordinates[a], ring.coordinates[a], strict=True)
     }
-    bound = {a: tuple(_linear(x, names) for x in v) for a, v in vectors.items()}
+    # A coordinate solved from linear assumptions is a rational function of the others:
+    # compiled as a constant over them (uncached: the coordinates are new in every check).
+    bound = {a: tuple(_compile(x)(names, ring) for x in v) for a, v in vectors.items()}
     scalars: dict[sympy.Symbol, Any] = dict(ring.scalars)
     try:
         if problem.principal is not None and ring.s is not None:  # ε = s² − q: √(q + ε) = s
@@ -250,18 +252,3 @@ def proved_together(relations: Mapping[int, Relation]) -> set[int]:
         except (UnsupportedError, DomainError, ZeroDivisionError):
             continue  # checked alone
     return proved
-
-
-def _linear(x: sympy.Expr, names: dict[sympy.Symbol, Any]) -> Any:
-    """A coordinate solved from linear assumptions (a rational function of the others)."""
-    if x.is_Rational:
-        return arithmetic.rational(x)
-    if x.is_Symbol:
-        return names[x]
-    if x.is_Add:
-        return arithmetic._sum(_linear(a, names) for a in x.args)
-    if x.is_Mul:
-        return arithmetic._product(_linear(a, names) for a in x.args)
-    if x.is_Pow and x.exp.is_Integer:
-        return _linear(x.base, names) ** int(x.exp)
-    raise Inexpressible(f"no ring value for {x}")
