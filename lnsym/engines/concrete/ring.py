@@ -121,20 +121,16 @@ class _Ring:
             if p < 0:
                 raise DomainError("division by the square root of 0")
             return self.zero, {}
-        # √(m²·rad) = m·√rad for a monomial m in positive generators: divide every exponent
-        # of rad by m² (what an exact quotient does, without its search).
+        # √(m²·rad) = m·√rad for a monomial m in positive generators: m² is the largest
+        # even part of the monomial dividing every term of rad (its term content).
+        content = rad.term_content().monoms()[0]
         shift = [0] * self.context.nvars()
         for i in self.positive:
-            shift[i] = min(monomial[i] for monomial in rad.monoms()) // 2
+            shift[i] = content[i] // 2
         m = self.one
         if any(shift):
             m = self.context.term(exp_vec=tuple(shift))
-            rad = self.context.from_dict(
-                {
-                    tuple(e - 2 * k for e, k in zip(mon, shift, strict=True)): c
-                    for mon, c in rad.terms()
-                }
-            )
+            rad = rad / (m * m)  # exact: m² divides every term
         if self.s is not None and den.is_one() and rad == self.s**2:
             root = m * self.s
         else:
@@ -197,15 +193,16 @@ class _Ring:
         return p
 
     def _substitute(self, p: Poly, i: int, rad: Poly) -> Poly:
-        """``p`` with the generator i's square replaced by ``rad``."""
-        by_half: dict[int, dict[tuple[int, ...], flint.fmpq]] = {}
-        for monom, coeff in p.terms():
-            k = monom[i]
-            by_half.setdefault(k // 2, {})[monom[:i] + (k % 2,) + monom[i + 1 :]] = coeff
-        out = self.zero
-        for half, terms in sorted(by_half.items()):
-            part = self.context.from_dict(terms)
-            out = out + (self._mul(part, self._pow(rad, half)) if half else part)
+        """``p`` with the generator i's square replaced by ``rad``: p = Σₕ partₕ·(r²)ʰ with
+        partₕ of degree < 2 in r (divisions by the monomial r², in FLINT), then Σₕ partₕ·radʰ."""
+        square = self.gens[i] ** 2
+        p, out = divmod(p, square)
+        half = 1
+        while not p.is_zero():
+            p, part = divmod(p, square)
+            if not part.is_zero():
+                out = out + self._mul(part, self._pow(rad, half))
+            half += 1
         return out
 
 
