@@ -20,7 +20,7 @@ parts, O(τ²), and gradual underflow are below every bound and ignored.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,10 @@ from lnsym.errors import UnsupportedError
 
 #: A root or a negative power needs its base's error bound below this fraction of the base.
 _POLE_MARGIN = 1e-4
+
+#: An exponent as the messages name it (printing a SymPy number is slow, and every power
+#: writes its messages before it knows whether a sample needs them).
+_text = lru_cache(maxsize=1024)(str)
 
 
 class BoundedArithmetic:
@@ -119,13 +123,13 @@ class BoundedArithmetic:
         else:
             exponent, bexp = self._const(n)
         if not n.is_Integer:
-            what = f"undefined at this point: power {n} of a negative number"
+            what = f"undefined at this point: power {_text(n)} of a negative number"
             self._flag(re < 0, 1, UNDEFINED, what)
-            what = f"undefined at this point: power {n} is not differentiable at 0"
+            what = f"undefined at this point: power {_text(n)} is not differentiable at 0"
             self._flag((re == 0) & (im != 0), 1, UNDEFINED, what)
         negative = np.asarray(exponent) < 0
         if np.any(negative):
-            what = f"undefined at this point: division by zero (power {n} of 0)"
+            what = f"undefined at this point: division by zero (power {_text(n)} of 0)"
             self._flag((re == 0) & negative, 1, UNDEFINED, what)
         if n.is_Rational and n.q == 2:
             out = np.sqrt(base) ** int(n.p)  # the principal root, accurate to the last bit
@@ -151,11 +155,12 @@ class BoundedArithmetic:
             return 0.0
         e, br, re = np.asarray(exponent), np.real(bbase), np.real(base)
         if not (n.is_Integer or nonnegative):
-            what = f"the base of the power {n} may be negative within rounding"
+            what = f"the base of the power {_text(n)} may be negative within rounding"
             self._flag(re < br, 1, INDETERMINATE, what)
         lost = (e < 1) & ~(br <= _POLE_MARGIN * np.abs(re))
         root = lost & (e > 0) if nonnegative and not np.iscomplexobj(base) else False
-        self._flag(lost & ~root, 1, INDETERMINATE, f"the base of the power {n} is lost in rounding")
+        what = f"the base of the power {_text(n)} is lost in rounding"
+        self._flag(lost & ~root, 1, INDETERMINATE, what)
         worst = self._mag(base) + np.where(e >= 1, br, -br)
         if np.iscomplexobj(bbase):
             worst = worst + 1j * np.imag(bbase)
