@@ -94,8 +94,8 @@ class _Ring:
 
     def multiply(self, parts: Sequence[Pair]) -> Pair:
         num, den = self.one, dict[_Key, int]()
-        for n, dd in parts:
-            num = self._mul(num, n)
+        for k, (n, dd) in enumerate(parts):
+            num = self._mul(num, n) if k else self._charged(n)
             for f, k in dd.items():
                 den[f] = den.get(f, 0) + k
         return num, den
@@ -158,6 +158,13 @@ class _Ring:
         if self.work > self.limit:
             raise _TooLarge("the expansion is too large for the symbolic reduction")
         return a * b
+
+    def _charged(self, a: Poly) -> Poly:
+        """1·a without the product, charged as the product (the work limit stays the same)."""
+        self.work += len(a)
+        if self.work > self.limit:
+            raise _TooLarge("the expansion is too large for the symbolic reduction")
+        return a
 
     def _pow(self, a: Poly, k: int) -> Poly:
         out = self.one

@@ -206,18 +206,7 @@ def _direct_zero(problem: _Problem, d: int, slots: int) -> bool:
     with_s = problem.principal is not None
     symbols = [v for v in problem.symbols if not (with_s and v == ir.eps)]
     ring = _DirectRing({a: d for a in problem.atoms}, symbols, with_s, slots)
-    coordinates = {a: tuple(sympy.Dummy() for _ in range(d)) for a in problem.atoms}
-    vectors = _constrain(problem, coordinates, d)
-    if vectors is None:
-        raise UnsupportedError("the assumptions are degenerate at this dimension")
-    names = {
-        c: g
-        for a in problem.atoms
-        for c, g in zip(coordinates[a], ring.coordinates[a], strict=True)
-    }
-    # A coordinate solved from linear assumptions is a rational function of the others:
-    # compiled as a constant over them (uncached: the coordinates are new in every check).
-    bound = {a: tuple(_compile(x)(names, ring) for x in v) for a, v in vectors.items()}
+    bound = _constrained(problem, ring, d)
     scalars: dict[sympy.Symbol, Any] = dict(ring.scalars)
     try:
         if problem.principal is not None and ring.s is not None:  # ε = s² − q: √(q + ε) = s
@@ -229,6 +218,28 @@ def _direct_zero(problem: _Problem, d: int, slots: int) -> bool:
         return all(ring.vanishes(a - b) for a, b in pairs)
     except ZeroDivisionError as exc:
         raise DomainError(str(exc)) from None
+
+
+def _constrained(problem: _Problem, ring: _DirectRing, d: int) -> dict[str, tuple[Any, ...]]:
+    """The atoms' coordinates, the last ones of a constrained atom solved from its linear
+    assumptions (a rational function of the others, compiled as a constant over them).
+
+    Raises:
+        UnsupportedError: for degenerate assumptions at ``d``.
+    """
+    if not any(problem.constraints(a) for a in problem.atoms):
+        return dict(ring.coordinates)  # (no SymPy symbols to solve with)
+    coordinates = {a: tuple(sympy.Dummy() for _ in range(d)) for a in problem.atoms}
+    vectors = _constrain(problem, coordinates, d)
+    if vectors is None:
+        raise UnsupportedError("the assumptions are degenerate at this dimension")
+    names = {
+        c: g
+        for a in problem.atoms
+        for c, g in zip(coordinates[a], ring.coordinates[a], strict=True)
+    }
+    # Uncached compilation: the coordinates are new in every check and would flood the cache.
+    return {a: tuple(_compile(x)(names, ring) for x in v) for a, v in vectors.items()}
 
 
 def proved_together(relations: Mapping[int, Relation]) -> set[int]:
