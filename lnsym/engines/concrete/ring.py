@@ -84,21 +84,22 @@ class _Ring:
         for _, den in parts:
             for f, k in den.items():
                 common[f] = max(common.get(f, 0), k)
-        total = self.zero
+        total: Poly | None = None
         for n, den in parts:
             for f, k in common.items():
                 if k > den.get(f, 0):
                     n = self._mul(n, self._pow(f.poly, k - den.get(f, 0)))
-            total = total + n
-        return total, common
+            total = n if total is None else total + n
+        return (self.zero if total is None else total), common
 
     def multiply(self, parts: Sequence[Pair]) -> Pair:
-        num, den = self.one, dict[_Key, int]()
-        for k, (n, dd) in enumerate(parts):
-            num = self._mul(num, n) if k else self._charged(n)
+        num: Poly | None = None
+        den: dict[_Key, int] = {}
+        for n, dd in parts:
+            num = self._times(num, n)
             for f, k in dd.items():
                 den[f] = den.get(f, 0) + k
-        return num, den
+        return (self.one if num is None else num), den
 
     def power(self, x: Pair, k: int) -> Pair:
         """x to an integer power k."""
@@ -159,24 +160,27 @@ class _Ring:
             raise _TooLarge("the expansion is too large for the symbolic reduction")
         return a * b
 
-    def _charged(self, a: Poly) -> Poly:
-        """1·a without the product, charged as the product (the work limit stays the same)."""
+    def _times(self, out: Poly | None, a: Poly) -> Poly:
+        """out·a; None stands for the 1 a product starts from, which is not multiplied but
+        charged as if it were (so the work limit decides as it always has)."""
+        if out is not None:
+            return self._mul(out, a)
         self.work += len(a)
         if self.work > self.limit:
             raise _TooLarge("the expansion is too large for the symbolic reduction")
         return a
 
     def _pow(self, a: Poly, k: int) -> Poly:
-        out = self.one
+        out = None
         for _ in range(k):
-            out = self._mul(out, a)
-        return out
+            out = self._times(out, a)
+        return self.one if out is None else out
 
     def _product(self, factors: Mapping[_Key, int], times: int) -> Poly:
-        out = self.one
+        out = None
         for f, k in factors.items():
-            out = self._mul(out, self._pow(f.poly, k * times))
-        return out
+            out = self._times(out, self._pow(f.poly, k * times))
+        return self.one if out is None else out
 
     def is_zero(self, x: Pair) -> bool:
         """Whether the fraction is identically zero (True is exact; False may mean "not
