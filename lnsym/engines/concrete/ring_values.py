@@ -134,8 +134,13 @@ class Fraction:
     def __add__(self, y: Any) -> Any:
         if type(y) is Jet:
             return NotImplemented
-        if type(y) is not Fraction and not y:
-            return self
+        if type(y) is not Fraction:
+            if not y:
+                return self
+            if not self.den:  # (the common case, without the general sum's bookkeeping)
+                return self.ring.fraction((self.num + y, {}))
+        elif not self.den and not y.den:
+            return self.ring.fraction((self.num + y.num, {}))
         return self.ring.fraction(self.ring.add([self.pair, self._lift(y)]))
 
     __radd__ = __add__
