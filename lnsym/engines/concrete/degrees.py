@@ -134,12 +134,32 @@ def _degree(e: ir.Expr, frame: tuple[ir.Expr, ...] = ()) -> _Degree:
     raise UnsupportedError(f"no degree bound for {type(e).__name__}")
 
 
+#: id of a problem → (the problem, its bounds or why it has none): a claim asks at every d.
+_DEGREES: dict[int, tuple[_Problem, tuple[int, int] | UnsupportedError]] = {}
+
+
 def _degrees(problem: _Problem) -> tuple[int, int]:
-    """(D, D_r): degree bounds of lhs − rhs and of any radicand, as rational functions.
+    """(D, D_r): degree bounds of lhs − rhs and of any radicand, as rational functions
+    (computed once per problem object).
 
     Raises:
         UnsupportedError: for expressions without a degree bound (e.g. operator norms).
     """
+    hit = _DEGREES.get(id(problem))
+    if hit is None or hit[0] is not problem:
+        try:
+            found: tuple[int, int] | UnsupportedError = _bounds(problem)
+        except UnsupportedError as exc:
+            found = exc
+        if len(_DEGREES) > 1000:
+            _DEGREES.clear()
+        hit = _DEGREES[id(problem)] = (problem, found)
+    if isinstance(hit[1], UnsupportedError):
+        raise UnsupportedError(str(hit[1]))
+    return hit[1]
+
+
+def _bounds(problem: _Problem) -> tuple[int, int]:
     diff = _plus(_degree(problem.lhs), _degree(problem.rhs))
     num, den = diff.num, diff.den
     for atom in problem.atoms:  # constrained coordinates are ratios of degree (e + 1, e)
