@@ -43,6 +43,7 @@ from lnsym import (
 from lnsym.checking.budget import time_budget
 from lnsym.checking.catalog import load
 from lnsym.checking.claims import derivation_claims
+from lnsym.engines.base import Outcome
 from lnsym.engines.numeric import matrices
 from lnsym.engines.numeric.batch import Evaluator
 from lnsym.engines.numeric.comparison import Sample, compare
@@ -476,6 +477,23 @@ def test_the_error_bound_holds_against_exact_arithmetic() -> None:
             assert np.all(error <= np.ravel(bound)), (e, error, bound)
             # ...and not vacuous (the widest here: var at spread 1e-3 and offset 1e8).
             assert np.all(np.ravel(bound) <= 1e-4 * np.max(np.abs(value)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7])
+def test_constant_parts_keep_their_rounding_bound(n: int) -> None:
+    # A value without a sample axis (a power or product of constants) comes out of NumPy as
+    # a float64 scalar, which subclasses float, the marker of an exact value: its bound was
+    # dropped as exact, so that √n·√n − n, not 0 in floating point, claimed to be exact.
+    mpmath.mp.dps = 60
+    root = ir.Power(ir.Const(sympy.Integer(n)), sympy.Rational(1, 2))
+    square = ir.ScalarProduct((root, root))
+    gap = ir.ScalarSum((square, ir.Const(sympy.Integer(-n))))
+    evaluator = Evaluator(Env.of([SamplePoint(3, {}, {eps: 0.5})], track=True), Status(1))
+    for e, exact in [(root, mpmath.sqrt(n)), (square, n), (gap, 0)]:
+        value, bound = (float(np.ravel(x)[0]) for x in evaluator.get(e))
+        assert abs(mpmath.mpf(value) - exact) <= bound, (e, value, bound)
+    claim = Claim("scaled_gap", Eq(ir.ScalarProduct((gap, ir.Const(sympy.Integer(10) ** 20))), 0))
+    assert evidence(claim, samples=20).outcome == Outcome.CONSISTENT
 
 
 def test_the_tolerance_catches_a_violation_of_1e_7_at_most_samples() -> None:

@@ -37,7 +37,9 @@ def select_samples(mask: np.ndarray, a: Any, b: Any, axis: int) -> Any:
 
 
 def is_exact(bound: Any) -> bool:
-    return isinstance(bound, float)
+    """Whether ``bound`` is the marker 0.0 of an exact value. Only a Python float is: NumPy's
+    float64 scalars (what arithmetic on 0-d arrays returns) subclass float, and are bounds."""
+    return type(bound) is float
 
 
 def bound_sum(*bounds: Any) -> Any:
