@@ -27,7 +27,9 @@ from lnsym import ir
 from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome, Statement
 from lnsym.engines.concrete.engine import _mentions_d, _routes
 from lnsym.engines.concrete.engine import evidence as scalar_evidence
-from lnsym.engines.concrete.problem import _principal
+from lnsym.engines.concrete.examine import _examine
+from lnsym.engines.concrete.points import _Point
+from lnsym.engines.concrete.problem import _principal, _Problem
 from lnsym.engines.concrete.recheck import promote as scalar_promote
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
 from lnsym.engines.concrete.ring_values import proved_together
@@ -129,8 +131,15 @@ def _small(relation: Relation, point: Counterexample) -> Counterexample:
     names = sorted(symbols)
     choices = [_SMALL_POSITIVE if symbols[k].is_positive else _SMALL for k in names]
     ranks = _by_size(tuple(len(c) - 1 for c in choices))
+    kind = "le" if isinstance(relation, ir.Le) else "eq"
+    problem = _Problem.of(relation.lhs, relation.rhs, kind, ())
     for combo in itertools.islice(ranks, _SMALL_TRIES):
         values = {k: c[i] for k, c, i in zip(names, choices, combo, strict=True)}
+        # Exact arithmetic first (SymPy confirms a violation it finds); SymPy re-checks
+        # only the candidate that violates.
+        at = _Point(point.d, {}, {symbols[k]: v for k, v in values.items()})
+        if _examine(problem, at).violation is None:
+            continue
         found, _ = scalar_recheck(Statement(relation), replace(point, scalars=values))
         if found is not None:
             return found
