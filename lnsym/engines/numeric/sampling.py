@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -90,6 +91,7 @@ class Sampler:
             if isinstance(n, ir.Power):
                 symbols |= n.exponent.free_symbols
         self.symbols = sorted(symbols - {ir.d}, key=default_sort_key)
+        self.kinds = [_ScalarKind.of(s) for s in self.symbols]  # (asked once, not per point)
         self.assumptions = claim.assumptions
         self.nonconstant = {a.atom.name for a in self.assumptions if isinstance(a, ir.Nonconstant)}
         self.rng = np.random.default_rng(seed)
@@ -120,7 +122,10 @@ class Sampler:
             vectors[name], slack[name] = self._constrained(name, v, vectors, slack)
             if name in self.nonconstant and _is_constant(vectors[name]):
                 return None
-        scalars = {s: _scalar(s, k, j, rng) for j, s in enumerate(self.symbols)}
+        scalars = {
+            s: _scalar(kind, k, j, rng)
+            for j, (s, kind) in enumerate(zip(self.symbols, self.kinds, strict=True))
+        }
         slack = {name: value for name, value in slack.items() if value}
         return SamplePoint(d, vectors, scalars, self.dtype, slack)
 
@@ -180,7 +185,7 @@ def _vector(kind: str, d: int, rng: np.random.Generator) -> np.ndarray:
     if kind == "normal":
         return rng.standard_normal(d) * 10.0 ** rng.uniform(-3, 3)
     if kind == "offset":
-        return rng.choice((-1e8, 1e8)) + rng.standard_normal(d)
+        return _choice(rng, (-1e8, 1e8)) + rng.standard_normal(d)
     if kind == "near_constant":
         return rng.normal(0, 10) + 1e-6 * rng.standard_normal(d)
     if kind == "constant":
@@ -195,8 +200,35 @@ def _is_constant(v: np.ndarray) -> bool:
     return bool(np.ptp(v) <= 1e-12 * max(1.0, float(np.max(np.abs(v)))))
 
 
-def _scalar(sym: sympy.Symbol, k: int, j: int, rng: np.random.Generator) -> float:
-    if sym == ir.eps:
+def _choice(rng: np.random.Generator, options: tuple[Any, ...]) -> Any:
+    """``rng.choice(options)``: the same draw from the same stream, without the array that
+    ``choice`` builds from the tuple every time."""
+    return options[rng.integers(0, len(options))]
+
+
+@dataclass(frozen=True)
+class _ScalarKind:
+    """What a scalar symbol's assumptions ask of its values."""
+
+    eps: bool
+    integer: bool
+    signed: bool  # positive or negative: never 0
+    nonnegative: bool
+    nonpositive: bool
+
+    @staticmethod
+    def of(sym: sympy.Symbol) -> _ScalarKind:
+        return _ScalarKind(
+            sym == ir.eps,
+            bool(sym.is_integer),
+            bool(sym.is_positive or sym.is_negative),
+            bool(sym.is_nonnegative),
+            bool(sym.is_nonpositive),
+        )
+
+
+def _scalar(kind: _ScalarKind, k: int, j: int, rng: np.random.Generator) -> float:
+    if kind.eps:
         if k % 9 == 0:
             return 10.0 ** _EPS_RANGE[0]
         if k % 9 == 4:
@@ -206,20 +238,20 @@ def _scalar(sym: sympy.Symbol, k: int, j: int, rng: np.random.Generator) -> floa
         case "normal":
             value = rng.standard_normal()
         case "wide":
-            value = rng.choice((-1, 1)) * 10.0 ** rng.uniform(-3, 3)
+            value = _choice(rng, (-1, 1)) * 10.0 ** rng.uniform(-3, 3)
         case "huge":  # shifts of the size of the vectors' offsets
-            value = rng.choice((-1, 1)) * 1e8 * rng.uniform(1, 2)
+            value = _choice(rng, (-1, 1)) * 1e8 * rng.uniform(1, 2)
         case "tiny":
-            value = rng.choice((-1, 1)) * 1e-6 * rng.uniform(1, 10)
+            value = _choice(rng, (-1, 1)) * 1e-6 * rng.uniform(1, 10)
         case _:
             value = 0.0
-    if sym.is_integer:
+    if kind.integer:
         value = float(round(value)) if abs(value) < 1e8 else float(rng.integers(-5, 6))
-    if (sym.is_positive or sym.is_negative) and value == 0:
-        value = float(rng.integers(1, 10)) if sym.is_integer else 10.0 ** rng.uniform(-3, 3)
-    if sym.is_nonnegative:
+    if kind.signed and value == 0:
+        value = float(rng.integers(1, 10)) if kind.integer else 10.0 ** rng.uniform(-3, 3)
+    if kind.nonnegative:
         value = abs(value)
-    if sym.is_nonpositive:
+    if kind.nonpositive:
         value = -abs(value)
     return float(value)
 
