@@ -326,6 +326,10 @@ def test_float32_mode() -> None:
     assert false.outcome == "counterexample"
 
 
+# The timer may fire inside a garbage-collector callback (hypothesis installs one), where
+# Python reports the exception and drops it; the budget fires again and the test still
+# sees it (lnsym.checking.budget), so the report of the dropped one is expected.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_the_time_budget_propagates() -> None:
     claim = Claim("gradient", Eq(vjp(layer_norm(z, gamma, beta), z, g), 0 * ones))
     with pytest.raises(BudgetExceeded), time_budget(0.2):
