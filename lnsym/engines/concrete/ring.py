@@ -153,11 +153,14 @@ class _Ring:
         lc = f.leading_coefficient()
         return num / lc**k, {} if f.is_constant() else {_Key(f / lc): k}
 
-    def _mul(self, a: Poly, b: Poly) -> Poly:
+    def _charge(self, products: int) -> None:
         # A deterministic size guard: past it, exact random points are the cheaper check.
-        self.work += len(a) * len(b)
+        self.work += products
         if self.work > self.limit:
             raise _TooLarge("the expansion is too large for the symbolic reduction")
+
+    def _mul(self, a: Poly, b: Poly) -> Poly:
+        self._charge(len(a) * len(b))
         return a * b
 
     def _times(self, out: Poly | None, a: Poly) -> Poly:
@@ -165,9 +168,7 @@ class _Ring:
         charged as if it were (so the work limit decides as it always has)."""
         if out is not None:
             return self._mul(out, a)
-        self.work += len(a)
-        if self.work > self.limit:
-            raise _TooLarge("the expansion is too large for the symbolic reduction")
+        self._charge(len(a))
         return a
 
     def _pow(self, a: Poly, k: int) -> Poly:

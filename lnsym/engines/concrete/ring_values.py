@@ -73,14 +73,14 @@ class _DirectRing(_Ring):
         for atom, d in atoms.items():
             self.coordinates[atom] = tuple(Fraction(g, {}, self) for g in self.gens[k : k + d])
             k += d
-        self._free = slots
+        self._slots_left = slots
         self._sqrt: dict[int, tuple[Any, Any]] = {}
 
     def _slot(self) -> int:
-        if self._free == 0:
+        if self._slots_left == 0:
             raise _OutOfSlots("more square roots than the ring has generators for")
-        self._free -= 1
-        return self._free
+        self._slots_left -= 1
+        return self._slots_left
 
     def sqrt(self, x: Any) -> Any:
         """√x (the tower of :func:`~lnsym.engines.concrete.arithmetic.power`); once per object."""
