@@ -77,10 +77,10 @@ def mag(x: Any) -> np.ndarray:
 
 def mag_mul(a: Any, b: Any) -> np.ndarray:
     """The magnitudes of a product's real and imaginary parts from those of its factors:
-    (aᵣbᵣ + aᵢbᵢ) + i(aᵢbᵣ + aᵣbᵢ), i.e. a·b + 2aᵢbᵢ."""
+    (aᵣbᵣ + aᵢbᵢ) + i(aᵢbᵣ + aᵣbᵢ), less the product aᵢbᵢ of two imaginary (complex-step)
+    parts, O(τ²), which the bounds ignore (see :mod:`~lnsym.engines.numeric.rounding`): the
+    complex product a·b, its real part aᵣbᵣ − aᵢbᵢ made nonnegative."""
     out = np.asarray(a * b)
     if np.iscomplexobj(a) and np.iscomplexobj(b):
-        correction = np.multiply(a.imag, b.imag)
-        correction *= 2
-        out.real += correction
+        np.abs(out.real, out=out.real)
     return out

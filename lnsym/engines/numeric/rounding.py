@@ -74,14 +74,12 @@ class BoundedArithmetic:
         out = a * b
         if not self.env.track:
             return out, 0.0
+        # u'|a||b| + |a|B_b + B_a|b| + B_a·B_b, as |a|(u'|b| + B_b) + B_a(|b| + B_b).
         ma, mb = self._mag(a), self._mag(b)
-        bound = (2 if np.iscomplexobj(out) else 1) * self.u * mag_mul(ma, mb)
-        if not is_exact(bb):
-            bound = bound + mag_mul(ma, bb)
+        rounding = (2 if np.iscomplexobj(out) else 1) * self.u
+        bound = mag_mul(ma, rounding * mb if is_exact(bb) else rounding * mb + bb)
         if not is_exact(ba):
-            bound = bound + mag_mul(ba, mb)
-            if not is_exact(bb):
-                bound = bound + mag_mul(ba, bb)
+            bound = bound + mag_mul(ba, mb if is_exact(bb) else mb + bb)
         return out, bound
 
     def _sum(self, x: Pair) -> Pair:
