@@ -20,7 +20,7 @@ mean(z + 2·1)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -67,8 +67,33 @@ class Defined(Expr):
     #: The name printers use, e.g. ``mean``.
     symbol: ClassVar[str] = ""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every interpreter expands a defined node, many times: its definition is built once
+        # and kept on the node (which is immutable), so that it is also one object, whose
+        # hash is computed once.
+        super().__init_subclass__(**kwargs)
+        written = cls.__dict__.get("definition")
+        if written is not None and not hasattr(written, "written"):
+            cls.definition = _kept_definition(written)  # type: ignore[method-assign,assignment]
+
     def definition(self) -> Expr:
         raise NotImplementedError
+
+
+def _kept_definition(written: Callable[[Defined], Expr]) -> Callable[[Defined], Expr]:
+    """``written``, computed once per node."""
+
+    def definition(self: Defined) -> Expr:
+        try:
+            return self._definition  # type: ignore[attr-defined]
+        except AttributeError:
+            value = written(self)
+            object.__setattr__(self, "_definition", value)
+            return value
+
+    definition.written = written  # type: ignore[attr-defined]
+    definition.__doc__ = written.__doc__
+    return definition
 
 
 # ---------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ class Expr:
 
     # The hash, once computed: a dataclass hashes the tuple of its fields, which walks the
     # whole subtree at every dictionary lookup — the engines' memo tables do millions.
-    __slots__ = ("_hash", "_children")
+    __slots__ = ("_hash", "_children", "_definition")
     # SymPy's operators defer to an operand with a higher _op_priority, so that
     # ``sympy_expr * vector`` reaches our __rmul__ instead of failing inside SymPy.
     _op_priority = 100.0
