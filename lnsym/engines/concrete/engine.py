@@ -25,7 +25,8 @@ t, and equal to them (a point it cannot express, such as a cube root, is evaluat
 SymPy). What is reported is SymPy's: the values of a counterexample, and of a certificate
 term found negative, are computed again with SymPy at that point and must agree
 (:class:`~lnsym.errors.CrossCheckError` otherwise), and so are the values at the first
-random point of every claim. :func:`recheck` uses SymPy only.
+random point of every claim (of a matrix statement, the first that any of its entries
+reaches). :func:`recheck` uses SymPy only.
 
 The engine's parts, each a module of :mod:`lnsym.engines.concrete`: this module (the switches
 of the routes, :func:`check_dimension`, and :func:`evidence`, which checks a claim at every d
@@ -210,7 +211,12 @@ def check_dimension(
 
 
 def evidence(
-    claim: Checkable, *, max_d: int = 8, seed: int = 0, symbolic_up_to: int = 8
+    claim: Checkable,
+    *,
+    max_d: int = 8,
+    seed: int = 0,
+    symbolic_up_to: int = 8,
+    cross_check: dict[str, bool] | None = None,
 ) -> Evidence:
     """Check ``claim`` exactly at every d in 1..``max_d`` allowed by its assumptions.
 
@@ -232,6 +238,9 @@ def evidence(
         max_d: the largest dimension checked.
         seed: seed of the random points (results are deterministic for a seed).
         symbolic_up_to: dimensions up to this try the symbolic reduction first.
+        cross_check: which SymPy cross-checks are still to be done ("claim", "identity"),
+            updated here: the entries of a matrix statement share one, so that the
+            statement's first random point is cross-checked, as a scalar claim's is.
 
     Returns:
         Evidence with outcome ``"holds"`` (exact at every d), ``"counterexample"`` (an exact
@@ -264,7 +273,8 @@ def evidence(
     thorough = {*dims[:2], max(d for d in dims if d <= max_d)} if dims[0] <= max_d else set(dims)
     # The first random point of the claim (and of its certificate identity) is evaluated
     # by SymPy as well, as a check of the exact arithmetic that decides the others.
-    cross_check = {"claim": True, "identity": True}
+    if cross_check is None:
+        cross_check = {"claim": True, "identity": True}
     for d in dims:
         rng = random.Random(seed * 1_000_003 + d)
         scan = _Scan(cross_check=cross_check["claim"])

@@ -35,6 +35,7 @@ import itertools
 import math
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,6 +58,9 @@ if TYPE_CHECKING:
     from lnsym.engines.base import Checkable, Evidence
 
 __all__ = ["SamplePoint", "evaluate", "evidence", "jacobian", "lipschitz_ratio"]
+
+#: A dtype's name as the evidence states it (numpy computes it in Python at every ``str``).
+_dtype_name = lru_cache(maxsize=8)(str)
 
 #: Points are drawn this many at a time (and evaluated in batches of one dimension, see
 #: :mod:`~lnsym.engines.numeric.comparison`): memory stays bounded whatever the number of
@@ -173,7 +177,7 @@ def summarize(
         "skipped": {what: n for what, n in skipped.items() if n},
         "tolerance": tolerance,
         "dimensions": dims,
-        "dtype": str(real),
+        "dtype": _dtype_name(real),
         "method": _method(statement),
     }
     violations = [s for s in checked if s.error > tolerance]
