@@ -23,6 +23,7 @@ node spelled out in these.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -71,6 +72,15 @@ class MatrixNode(Expr):
     """An expression whose value is a matrix of shape :attr:`shape`."""
 
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A shape is found from the shapes of the parts, and is asked for at every node of
+        # a statement (by its lowering, say): each is computed once and kept on the node.
+        super().__init_subclass__(**kwargs)
+        written = cls.__dict__.get("shape")
+        getter = written.fget if isinstance(written, property) else None
+        if getter is not None and not hasattr(getter, "written"):
+            cls.shape = property(_kept_shape(getter))  # type: ignore[method-assign,assignment]
 
     @property
     def kind(self) -> str:
@@ -126,6 +136,22 @@ def as_matrix(x: Any) -> MatrixNode:
     if isinstance(x, Expr) and x.kind == "vector":
         return Embedded(x, column=False)
     return MatScaled(as_scalar(x), MatrixOnes(_ONE, _ONE))
+
+
+def _kept_shape(written: Callable[[MatrixNode], Shape]) -> Callable[[MatrixNode], Shape]:
+    """``written``, computed once per node."""
+
+    def shape(self: MatrixNode) -> Shape:
+        try:
+            return self._shape  # type: ignore[attr-defined]
+        except AttributeError:
+            value = written(self)
+            object.__setattr__(self, "_shape", value)
+            return value
+
+    shape.written = written  # type: ignore[attr-defined]
+    shape.__doc__ = written.__doc__
+    return shape
 
 
 # ---------------------------------------------------------------------------------------

@@ -45,8 +45,8 @@ class Expr:
 
     # The hash, once computed: a dataclass hashes the tuple of its fields, which walks the
     # whole subtree at every dictionary lookup — the engines' memo tables do millions. The
-    # children and, for a defined node, its definition are kept once found too.
-    __slots__ = ("_hash", "_children", "_definition")
+    # children, a defined node's definition and a matrix's shape are kept once found too.
+    __slots__ = ("_hash", "_children", "_definition", "_shape")
     # SymPy's operators defer to an operand with a higher _op_priority, so that
     # ``sympy_expr * vector`` reaches our __rmul__ instead of failing inside SymPy.
     _op_priority = 100.0
