@@ -94,6 +94,9 @@ class Sampler:
         self.kinds = [_ScalarKind.of(s) for s in self.symbols]  # (asked once, not per point)
         self.assumptions = claim.assumptions
         self.nonconstant = {a.atom.name for a in self.assumptions if isinstance(a, ir.Nonconstant)}
+        #: Per atom: whether it is centered, and the atoms it must be orthogonal to (read
+        #: once, not at every point).
+        self.constraints = {name: self._constraints(name) for name in self.atoms}
         self.rng = np.random.default_rng(seed)
         self.dtype = dtype
         self.small, self.large = self._dimensions()
@@ -129,6 +132,15 @@ class Sampler:
         slack = {name: value for name, value in slack.items() if value}
         return SamplePoint(d, vectors, scalars, self.dtype, slack)
 
+    def _constraints(self, name: str) -> tuple[bool, list[str]]:
+        centered = any(isinstance(a, ir.Centered) and a.atom.name == name for a in self.assumptions)
+        partners = [
+            a.right.name if a.left.name == name else a.left.name
+            for a in self.assumptions
+            if isinstance(a, ir.Orthogonal) and name in (a.left.name, a.right.name)
+        ]
+        return centered, partners
+
     def _constrained(
         self, name: str, v: np.ndarray, done: dict[str, np.ndarray], slack: dict[str, float]
     ) -> tuple[np.ndarray, float]:
@@ -139,13 +151,8 @@ class Sampler:
             point: rounding leaves the constraints true only to about u·‖v‖, which the
             evidence tolerance must cover (a claim may hold only on admissible points).
         """
-        centered = any(isinstance(a, ir.Centered) and a.atom.name == name for a in self.assumptions)
-        others = [
-            a.right.name if a.left.name == name else a.left.name
-            for a in self.assumptions
-            if isinstance(a, ir.Orthogonal) and name in (a.left.name, a.right.name)
-        ]
-        others = [other for other in others if other in done]
+        centered, partners = self.constraints[name]
+        others = [other for other in partners if other in done]
         if not (centered or others):
             return v, 0.0
         # With 1 among the constraints, center the others: the same span, well conditioned
