@@ -23,7 +23,6 @@ node spelled out in these.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -40,6 +39,7 @@ from lnsym.ir.nodes import (
     as_vector,
     walk,
 )
+from lnsym.ir.primitives import kept_on_node
 
 #: The sides a matrix may have besides 1.
 AXES: tuple[sympy.Symbol, ...] = (n, d, m)
@@ -79,8 +79,8 @@ class MatrixNode(Expr):
         super().__init_subclass__(**kwargs)
         written = cls.__dict__.get("shape")
         getter = written.fget if isinstance(written, property) else None
-        if getter is not None and not hasattr(getter, "written"):
-            cls.shape = property(_kept_shape(getter))  # type: ignore[method-assign,assignment]
+        if getter is not None and not hasattr(getter, "computed"):
+            cls.shape = property(kept_on_node("_shape", getter))  # type: ignore[method-assign,assignment]
 
     @property
     def kind(self) -> str:
@@ -136,22 +136,6 @@ def as_matrix(x: Any) -> MatrixNode:
     if isinstance(x, Expr) and x.kind == "vector":
         return Embedded(x, column=False)
     return MatScaled(as_scalar(x), MatrixOnes(_ONE, _ONE))
-
-
-def _kept_shape(written: Callable[[MatrixNode], Shape]) -> Callable[[MatrixNode], Shape]:
-    """``written``, computed once per node."""
-
-    def shape(self: MatrixNode) -> Shape:
-        try:
-            return self._shape  # type: ignore[attr-defined]
-        except AttributeError:
-            value = written(self)
-            object.__setattr__(self, "_shape", value)
-            return value
-
-    shape.written = written  # type: ignore[attr-defined]
-    shape.__doc__ = written.__doc__
-    return shape
 
 
 # ---------------------------------------------------------------------------------------

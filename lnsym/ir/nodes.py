@@ -20,7 +20,7 @@ mean(z + 2·1)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -50,6 +50,7 @@ from lnsym.ir.primitives import _operand as _operand
 from lnsym.ir.primitives import add as add
 from lnsym.ir.primitives import as_scalar as as_scalar
 from lnsym.ir.primitives import as_vector as as_vector
+from lnsym.ir.primitives import kept_on_node
 from lnsym.ir.primitives import multiply as multiply
 from lnsym.ir.primitives import negate as negate
 from lnsym.ir.primitives import power as power
@@ -73,27 +74,11 @@ class Defined(Expr):
         # hash is computed once.
         super().__init_subclass__(**kwargs)
         written = cls.__dict__.get("definition")
-        if written is not None and not hasattr(written, "written"):
-            cls.definition = _kept_definition(written)  # type: ignore[method-assign,assignment]
+        if written is not None and not hasattr(written, "computed"):
+            cls.definition = kept_on_node("_definition", written)  # type: ignore[method-assign,assignment]
 
     def definition(self) -> Expr:
         raise NotImplementedError
-
-
-def _kept_definition(written: Callable[[Defined], Expr]) -> Callable[[Defined], Expr]:
-    """``written``, computed once per node."""
-
-    def definition(self: Defined) -> Expr:
-        try:
-            return self._definition  # type: ignore[attr-defined]
-        except AttributeError:
-            value = written(self)
-            object.__setattr__(self, "_definition", value)
-            return value
-
-    definition.written = written  # type: ignore[attr-defined]
-    definition.__doc__ = written.__doc__
-    return definition
 
 
 # ---------------------------------------------------------------------------------------

@@ -145,6 +145,24 @@ def _cached_hash(structural: Callable[[Expr], int]) -> Callable[[Expr], int]:
     return __hash__
 
 
+def kept_on_node(slot: str, compute: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``compute`` (a method of a node) computed once per node and kept in its ``slot``: a
+    node never changes. (The hash has its own copy of this, without ``getattr``: it is the
+    hottest lookup of every engine.) The result's ``computed`` is ``compute``."""
+
+    def once(self: Any) -> Any:
+        try:
+            return getattr(self, slot)
+        except AttributeError:
+            value = compute(self)
+            object.__setattr__(self, slot, value)
+            return value
+
+    once.computed = compute  # type: ignore[attr-defined]
+    once.__doc__ = compute.__doc__
+    return once
+
+
 class VectorNode(Expr):
     """An expression whose value is a vector in ℝ^d."""
 
