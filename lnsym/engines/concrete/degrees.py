@@ -155,7 +155,7 @@ def _degrees(problem: _Problem) -> tuple[int, int]:
             _DEGREES.clear()
         hit = _DEGREES[id(problem)] = (problem, found)
     if isinstance(hit[1], UnsupportedError):
-        raise UnsupportedError(str(hit[1]))
+        raise type(hit[1])(*hit[1].args)  # a fresh exception of the same kind each time
     return hit[1]
 
 

@@ -210,6 +210,12 @@ def check_dimension(
     )
 
 
+def cross_checks() -> dict[str, bool]:
+    """The SymPy cross-checks still owed by a claim (or by every entry of a matrix statement
+    together): at its first random point, and at its certificate identity's."""
+    return {"claim": True, "identity": True}
+
+
 def evidence(
     claim: Checkable,
     *,
@@ -238,7 +244,7 @@ def evidence(
         max_d: the largest dimension checked.
         seed: seed of the random points (results are deterministic for a seed).
         symbolic_up_to: dimensions up to this try the symbolic reduction first.
-        cross_check: which SymPy cross-checks are still to be done ("claim", "identity"),
+        cross_check: which SymPy cross-checks are still owed (:func:`cross_checks`),
             updated here: the entries of a matrix statement share one, so that the
             statement's first random point is cross-checked, as a scalar claim's is.
 
@@ -274,7 +280,7 @@ def evidence(
     # The first random point of the claim (and of its certificate identity) is evaluated
     # by SymPy as well, as a check of the exact arithmetic that decides the others.
     if cross_check is None:
-        cross_check = {"claim": True, "identity": True}
+        cross_check = cross_checks()
     for d in dims:
         rng = random.Random(seed * 1_000_003 + d)
         scan = _Scan(cross_check=cross_check["claim"])

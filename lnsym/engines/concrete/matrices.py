@@ -27,7 +27,7 @@ import sympy
 
 from lnsym import ir
 from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome, Statement
-from lnsym.engines.concrete.engine import _mentions_d, _routes
+from lnsym.engines.concrete.engine import _mentions_d, _routes, cross_checks
 from lnsym.engines.concrete.engine import evidence as scalar_evidence
 from lnsym.engines.concrete.examine import _examine
 from lnsym.engines.concrete.points import _Point
@@ -51,7 +51,7 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
         return Evidence("concrete", Outcome.ERROR, detail, time.perf_counter() - start)
     outcomes: list[Outcome] = []
     checked = []
-    cross_check = {"claim": True, "identity": True}  # once per statement, as for a claim
+    cross_check = cross_checks()  # owed once by the statement, as by a scalar claim
     for sizes in sizes_for(claim.statement):
         named = {str(k): v for k, v in sizes.items()}
         entries = lowered_entries(claim.statement, sizes)
