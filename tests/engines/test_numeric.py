@@ -21,6 +21,7 @@ from lnsym import (
     centered,
     core,
     d,
+    diff,
     dimension,
     dimension_at_least,
     dot,
@@ -47,6 +48,7 @@ from lnsym.engines.base import Outcome
 from lnsym.engines.numeric import matrices
 from lnsym.engines.numeric.batch import Evaluator
 from lnsym.engines.numeric.comparison import Sample, compare
+from lnsym.engines.numeric.dual import Dual
 from lnsym.engines.numeric.engine import SamplePoint, evaluate, evidence, jacobian, lipschitz_ratio
 from lnsym.engines.numeric.environment import Env, Status
 from lnsym.engines.numeric.norms import top_eigenvalue
@@ -174,6 +176,73 @@ def test_directional_derivatives_and_gradients() -> None:
         evaluate(vjp(y, z, g), point), J.T @ (gains * up), rtol=1e-13, atol=1e-15
     )
     np.testing.assert_allclose(evaluate(grad(dot(y, y) / 2, beta), point), evaluate(y, point))
+
+
+FORWARD = [
+    u,
+    layer_norm(z, gamma, beta),
+    var(z) ** 3 * z,
+    (mean(z * z) + eps) ** sympy.Rational(-1, 2) * (gamma * z),
+    dot(z, gamma) / (var(z) + eps) * ones + core(z + c * ones),
+    mean(core(z)) + norm(z) ** sympy.Rational(3, 2),
+]
+
+
+@pytest.mark.parametrize("f", FORWARD, ids=str)
+@pytest.mark.parametrize("size", [1, 4, 64])
+def test_forward_mode_jacobians_agree_with_the_complex_step(f: ir.Expr, size: int) -> None:
+    # Duals (the primal once, tangents along each direction) against the complex step
+    # along the same directions: the same derivatives, and bounds of the same size.
+    rng = np.random.default_rng(size)
+    vectors = {n: rng.standard_normal((5, size)) + 2 for n in ("z", "gamma", "beta")}
+    scalars = {eps: np.full(5, 0.1), c: np.full(5, 1e3)}
+    env = Env(
+        size,
+        5,
+        {n: (v, 0.0) for n, v in vectors.items()},
+        {k: (v, 0.0) for k, v in scalars.items()},
+        np.dtype(np.float64),
+        True,
+    )
+    evaluator = Evaluator(env, Status(5))
+    basis = np.eye(size).reshape(size, 1, size)
+    with np.errstate(all="ignore"):
+        forward, forward_bound = evaluator._tangents(f, z, basis)
+        step, step_bound = evaluator.directional(f, z, (basis, 0.0))
+    assert not np.any(evaluator.status.code)
+    scale = np.max(np.abs(step))
+    np.testing.assert_allclose(forward, step, rtol=0, atol=1e-13 * scale)
+    ours, theirs = (np.broadcast_to(b, np.shape(step)) for b in (forward_bound, step_bound))
+    floor = 1e-20 * scale  # (both 0 where a value is exact, e.g. core at d = 1)
+    assert np.all(ours <= 4 * theirs + floor) and np.all(theirs <= 4 * ours + floor)
+
+
+def test_a_dual_refuses_what_it_does_not_follow() -> None:
+    x = Dual(np.array([1.0, 4.0]), np.eye(2))
+    for operation in (np.abs, np.exp, np.asarray, lambda v: v < 0, lambda v: 2.0**v):
+        with pytest.raises(TypeError):
+            operation(x)
+    with pytest.raises(TypeError):
+        x + np.array([1j, 0])  # the complex step and Duals do not mix
+
+
+def test_a_derivative_through_a_substituted_scalar_sees_every_function_of_it() -> None:
+    # |t| at t = mean(z): |t + iτ| is real, so a complex step would lose the derivative
+    # through it (it did: J was 3·I), and Duals do not follow |·|: central differences.
+    t = scalar("t")
+    f = (abs(t) * z).subs(t, mean(z))
+    point = at(z=[1.0, 2.0, 6.0], h=[1.0, -2.0, 0.5])
+    expected = np.eye(3) * 3 + np.outer(point.vectors["z"], np.ones(3)) / 3
+    np.testing.assert_allclose(jacobian(f, z, point), expected, rtol=1e-9)
+    np.testing.assert_allclose(
+        evaluate(jvp(f, z, h), point), expected @ point.vectors["h"], rtol=1e-9
+    )
+    # The same through a scalar moved by a scalar derivative: ∂_c[|t|·z at t = c²].
+    moved = SamplePoint(3, {"z": np.array([1.0, 2.0, 6.0])}, {c: -1.5})
+    through = diff((abs(t) * z).subs(t, c * c), c)
+    np.testing.assert_allclose(evaluate(through, moved), -3.0 * moved.vectors["z"], rtol=1e-9)
+    claim = Claim("through", Eq(vjp(f, z, h), jvp(f, z, h)))
+    assert "Ridders central differences" in evidence(claim, samples=4).data["method"]
 
 
 def test_operator_norm_by_dimension() -> None:
@@ -465,10 +534,14 @@ def test_the_error_bound_holds_against_exact_arithmetic() -> None:
             (b - h_mean - a * u_dot_h / len(x)) / root for a, b in zip(exact_u, hs, strict=True)
         ]
         shifted = z + c * ones
+        exact_gradient = [2 * v / len(x) for v in centered_z]
         for e, exact in [
             (var(shifted), [q]),
             (core(shifted), exact_u),
             (jvp(core(shifted), z, h), exact_jh),
+            # Forward mode (Duals): J is symmetric, so Jᵀh = Jh.
+            (vjp(core(shifted), z, h), exact_jh),
+            (grad(var(shifted), z), exact_gradient),
         ]:
             value, bound = _bound(e, point)
             error = np.array(

@@ -2,7 +2,8 @@
 
 A bound is an array, or the float 0.0 for an exact value (so that exact atoms cost no array
 operations); the helpers here keep that convention. Values may be complex (complex step):
-their magnitudes keep the real and imaginary parts apart, as the bounds do.
+their magnitudes keep the real and imaginary parts apart, as the bounds do; so may Duals
+(forward-mode Jacobians, :mod:`~lnsym.engines.numeric.dual`), which stand in for them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from functools import reduce
 from typing import Any
 
 import numpy as np
+
+from lnsym.engines.numeric.dual import Dual
 
 
 def per_sample(x: Any, n: int, axis: int, how: Callable[..., Any]) -> np.ndarray:
@@ -65,8 +68,11 @@ def as_row(bound: Any) -> Any:
     return bound if is_exact(bound) else bound[..., None, :]
 
 
-def mag(x: Any) -> np.ndarray:
-    """|x|, with separate magnitudes for the real and imaginary parts of a complex x."""
+def mag(x: Any) -> Any:
+    """|x|, with separate magnitudes for the real and imaginary parts of a complex x (or
+    for the primal and the tangents of a :class:`~lnsym.engines.numeric.dual.Dual`)."""
+    if isinstance(x, Dual):
+        return Dual(np.abs(x.re), np.abs(x.im))
     x = np.asarray(x)
     if not np.iscomplexobj(x):
         return np.abs(x)
@@ -75,12 +81,16 @@ def mag(x: Any) -> np.ndarray:
     return np.abs(x.real) + 1j * np.abs(x.imag)
 
 
-def mag_mul(a: Any, b: Any) -> np.ndarray:
+def mag_mul(a: Any, b: Any) -> Any:
     """The magnitudes of a product's real and imaginary parts from those of its factors:
     (aᵣbᵣ + aᵢbᵢ) + i(aᵢbᵣ + aᵣbᵢ), less the product aᵢbᵢ of two imaginary (complex-step)
     parts, O(τ²), which the bounds ignore (see :mod:`~lnsym.engines.numeric.rounding`): the
-    complex product a·b, its real part aᵣbᵣ − aᵢbᵢ made nonnegative."""
-    out = np.asarray(a * b)
+    complex product a·b, its real part aᵣbᵣ − aᵢbᵢ made nonnegative. Of Duals, the product
+    (it has no aᵢbᵢ)."""
+    out = a * b
+    if isinstance(out, Dual):
+        return out
+    out = np.asarray(out)
     if np.iscomplexobj(a) and np.iscomplexobj(b):
         np.abs(out.real, out=out.real)
     return out

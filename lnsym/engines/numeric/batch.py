@@ -20,7 +20,8 @@ The :class:`Evaluator` here dispatches on the IR's nodes; its parts live beside 
 - :mod:`~lnsym.engines.numeric.rounding` — arithmetic with running error bounds (the rules);
 - :mod:`~lnsym.engines.numeric.constants` — SymPy constants in the sampled scalars;
 - :mod:`~lnsym.engines.numeric.derivatives` — jvp, Jacobians, gradients, derivatives with
-  respect to a scalar (complex step, Ridders' central differences);
+  respect to a scalar (forward mode, complex step, Ridders' central differences);
+- :mod:`~lnsym.engines.numeric.dual` — dual numbers, the values of forward mode;
 - :mod:`~lnsym.engines.numeric.norms` — operator norms by Lanczos;
 - :mod:`~lnsym.engines.numeric.forms` and :mod:`~lnsym.engines.numeric.arrays` — facts read
   off an expression's form, and array helpers.
@@ -243,13 +244,13 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
         drops out of the first-order terms (and σ where b is)."""
         (a, ba), (b, bb) = self.get(left), self.get(right)
         own_a = self._own(right, left, ba)
-        own_b = self._own(left, right, bb)
+        own_b = own_a if left == right else self._own(left, right, bb)
         if own_a is ba and own_b is bb:
             return self._sum(self._mul((a, ba), (b, bb)))
         out = a * b
         rounding = (2 if np.iscomplexobj(out) else 1) * self.u * mag_mul(self._mag(a), self._mag(b))
         first = mag_mul(bound_sum(self._mag(a), ba), own_b)
-        second = mag_mul(bound_sum(self._mag(b), bb), own_a)
+        second = first if left == right else mag_mul(bound_sum(self._mag(b), bb), own_a)
         return self._sum((out, bound_sum(rounding, first, second, mag_mul(ba, bb))))
 
     def _own(self, other: ir.Expr, e: ir.Expr, bound: Any) -> Any:

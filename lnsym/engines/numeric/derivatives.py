@@ -1,19 +1,27 @@
 """Derivatives of batched values: directional derivatives (jvp), Jacobians, gradients and
 derivatives with respect to a scalar symbol (diff).
 
-Derivatives are finite-difference based:
+- A gradient or Jacobian (behind vjp, grad and operator norms) of an expression free of
+  other derivatives and of substituted scalars is taken in **forward mode**: the atom
+  becomes a :class:`~lnsym.engines.numeric.dual.Dual` whose tangents are the d basis
+  directions, so the primal value and its bound are computed once, not once per direction.
+  Its rules are those of the complex step below with the products of two imaginary parts
+  exactly 0 and τ = 1.
 
-- a first derivative (jvp, vjp, grad, the Jacobian behind an operator norm, or diff) of an
+The other derivatives are finite-difference based:
+
+- A first derivative (jvp, or diff, or a Jacobian not taken in forward mode) of an
   expression free of other derivatives uses the **complex step** f'(x)·h ≈ Im f(x + iτh)/τ
   with τ·max|h| ≤ 1e-100 (1e-15 in float32), τ a power of 2 (for diff, x is the scalar and
   h = 1). It has no subtractive cancellation, so any τ this small is exact to machine
   precision; it needs only that every operation be analytic (sums of products, never
   ``vdot``/``conj``; principal square roots; real parts kept in the domain of each power).
-- a derivative of an expression that contains derivatives (or an operator norm, which is
-  not analytic; or, for diff, a constant such as |a| that is not analytic in the scalar)
-  uses **Ridders' central differences**: steps shrinking by 2 with Richardson
-  extrapolation, starting where no power's base changes by more than 1% (about 0.005σ of
-  the input for the core, whatever its offset).
+- A derivative of an expression that contains derivatives (or an operator norm, which is
+  not analytic; or a constant such as |a| that is not analytic in a scalar that moves — the
+  one of diff, or one substituted with a value that moves) uses **Ridders' central
+  differences**: steps shrinking by 2 with Richardson extrapolation, starting where no
+  power's base changes by more than 1% (about 0.005σ of the input for the core, whatever
+  its offset).
 
 Gradients and Jacobians push the d basis directions through at once, as a leading axis, in
 chunks of about 64k entries (small enough for the CPU caches). A vjp and an operator norm
@@ -27,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import sympy
@@ -41,6 +49,7 @@ from lnsym.engines.numeric.arrays import (
     per_sample,
     select_samples,
 )
+from lnsym.engines.numeric.dual import Dual
 from lnsym.engines.numeric.environment import (
     COMPLEX_STEP,
     INDETERMINATE,
@@ -49,7 +58,13 @@ from lnsym.engines.numeric.environment import (
     Pair,
     Status,
 )
-from lnsym.engines.numeric.forms import has_derivative, is_analytic_in, kinks, power_bases
+from lnsym.engines.numeric.forms import (
+    has_derivative,
+    has_forward_tangents,
+    is_analytic_along,
+    kinks,
+    power_bases,
+)
 from lnsym.errors import DomainError
 
 _RIDDERS_SHRINK = 2.0
@@ -75,7 +90,7 @@ class Derivatives:
         """D_wrt f along ``h`` (which may carry basis axes) at this point."""
         (x, bx), (direction, bh) = self.get(wrt), h
         scale = per_sample(np.abs(direction), self.env.n, 2, np.max)
-        if has_derivative(f):
+        if has_derivative(f) or not is_analytic_along(f, wrt.name):
             return self._ridders(f, wrt.name, (x, bx), h, scale)
         # τ a power of 2: τh and the division by τ are exact.
         tau = np.exp2(
@@ -103,7 +118,7 @@ class Derivatives:
                 continue
             what = f"undefined at this point: the derivative of |{argument}| at 0"
             self.status.flag(per_sample(at == 0, self.env.n, 1, np.any), UNDEFINED, what)
-        if has_derivative(f) or not is_analytic_in(f, sym):
+        if has_derivative(f) or not is_analytic_along(f, sym):
             return self._ridders(f, sym, (np.asarray(x), bx), (np.asarray(1.0), 0.0), ones)
         # τ a power of 2 (the direction is 1): τ and the division by τ are exact.
         tau = np.full(self.env.n, np.exp2(np.floor(np.log2(COMPLEX_STEP[self.env.real]))))
@@ -244,6 +259,17 @@ class Derivatives:
             rate = np.fmax(rate, np.where(scratch.status.code > 0, 0, ratio))
         return np.where(rate > 0, np.minimum(largest, 0.01 / np.where(rate > 0, rate, 1)), largest)
 
+    def _tangents(self, f: ir.Expr, wrt: ir.VectorAtom, basis: np.ndarray) -> Pair:
+        """D_wrt f along each direction of ``basis`` (leading axes), in forward mode: ``wrt``
+        becomes a :class:`~lnsym.engines.numeric.dual.Dual` whose tangents are the
+        directions, and f's tangents are the derivatives, with their bounds."""
+        x, bx = self.get(wrt)
+        moved = cast(np.ndarray, Dual(x, basis))  # (it stands in for a complex array)
+        value, bound = self._child(self.env.with_vector(wrt.name, (moved, bx))).get(f)
+        if not self.env.track or is_exact(bound):
+            return np.imag(value), 0.0
+        return np.imag(value), np.imag(bound)
+
     def jacobian(self, f: ir.Expr, wrt: ir.VectorAtom, transposed: bool = False) -> Pair:
         """The Jacobian (*batch, d_out, d) of a vector ``f`` (its transpose if asked), or the
         gradient (*batch, d), C-ordered."""
@@ -253,11 +279,16 @@ class Derivatives:
         shapes += [np.shape(s) for s, _ in env.scalars.values()]
         entries_per_row = math.prod(np.broadcast_shapes(*shapes, ())) * d
         chunk = max(1, _MAX_BATCH_ENTRIES // entries_per_row)
+        forward = has_forward_tangents(f) and not np.iscomplexobj(self.get(wrt)[0])
         values, bounds = [], []
         for start in range(0, d, chunk):
             rows = np.zeros((min(chunk, d - start), d), env.real)
             rows[range(len(rows)), range(start, start + len(rows))] = 1
-            part, bound = self.directional(f, wrt, (rows.reshape((len(rows),) + pad + (d,)), 0.0))
+            basis = rows.reshape((len(rows),) + pad + (d,))
+            if forward:
+                part, bound = self._tangents(f, wrt, basis)
+            else:
+                part, bound = self.directional(f, wrt, (basis, 0.0))
             target = (len(rows),) + pad + ((d,) if f.kind == "vector" else ())
             values.append(np.broadcast_to(part, np.broadcast_shapes(part.shape, target)))
             bounds.append(np.broadcast_to(bound, values[-1].shape))

@@ -2,14 +2,15 @@
 
 Vector atoms become arrays of length d, ``ones`` an array of ones, constants floats (``d``
 the dimension, ``eps`` and user scalars their sampled values); derivatives are complex steps
-(Ridders' central differences for nested ones). The interpreter lives in
-:mod:`lnsym.engines.numeric.batch`: it evaluates a batch of points of one dimension at once, each
-value with a running bound on its rounding error. Here is :func:`evidence`, which compares
-the two sides of a claim on a few hundred sampled points within a tolerance built from
-those bounds; it draws them with :mod:`~lnsym.engines.numeric.sampling` and scores them
-with :mod:`~lnsym.engines.numeric.comparison`. The public helpers (:func:`evaluate`,
-:func:`jacobian`, :func:`lipschitz_ratio`, from :mod:`~lnsym.engines.numeric.pointwise`)
-and :class:`SamplePoint` are re-exported here.
+(Jacobians in forward mode, nested derivatives by Ridders' central differences). The
+interpreter lives in :mod:`lnsym.engines.numeric.batch`: it evaluates a batch of points of
+one dimension at once, each value with a running bound on its rounding error. Here is
+:func:`evidence`, which compares the two sides of a claim on a few hundred sampled points
+within a tolerance built from those bounds; it draws them with
+:mod:`~lnsym.engines.numeric.sampling` and scores them with
+:mod:`~lnsym.engines.numeric.comparison`. The public helpers (:func:`evaluate`,
+:func:`jacobian`, :func:`lipschitz_ratio`, from :mod:`~lnsym.engines.numeric.pointwise`) and
+:class:`SamplePoint` are re-exported here.
 
 The bound replaced a Monte Carlo estimate (four randomly perturbed twins of every value,
 whose spread estimated the error). The twins were 77% of the engine's cost at d = 768 and
@@ -46,13 +47,19 @@ from lnsym.engines.numeric.comparison import compare as _compare  # noqa: F401 (
 from lnsym.engines.numeric.comparison import compare_all as _compare_all
 from lnsym.engines.numeric.environment import SamplePoint as SamplePoint
 from lnsym.engines.numeric.environment import real_dtype
-from lnsym.engines.numeric.forms import DERIVATIVES, has_derivative
+from lnsym.engines.numeric.forms import (
+    DERIVATIVES,
+    has_derivative,
+    has_forward_tangents,
+    is_analytic_along,
+)
 from lnsym.engines.numeric.pointwise import evaluate as evaluate
 from lnsym.engines.numeric.pointwise import jacobian as jacobian
 from lnsym.engines.numeric.pointwise import lipschitz_ratio as lipschitz_ratio
 from lnsym.engines.numeric.sampling import Sampler as _Sampler  # noqa: F401 (tests)
 from lnsym.engines.numeric.sampling import draw as _draw
 from lnsym.errors import DomainError
+from lnsym.ir.calculus import Diff, Jvp
 
 if TYPE_CHECKING:
     from lnsym.engines.base import Checkable, Evidence
@@ -212,8 +219,17 @@ def _method(statement: ir.Relation) -> str:
     ]
     if not derivatives:
         return "direct evaluation"
-    if any(has_derivative(n.expr) for n in derivatives):
-        return "complex step; Ridders central differences for nested derivatives"
+    return "; ".join(sorted({_derivative_method(n) for n in derivatives}))
+
+
+def _derivative_method(n: ir.Expr) -> str:
+    """How the numeric engine takes the derivative ``n`` (see
+    :mod:`~lnsym.engines.numeric.derivatives`)."""
+    wrt = n.wrt.value if isinstance(n, Diff) else n.wrt.name  # type: ignore[attr-defined]
+    if has_derivative(n.expr) or not is_analytic_along(n.expr, wrt):  # type: ignore[attr-defined]
+        return "Ridders central differences"
+    if not isinstance(n, Jvp | Diff) and has_forward_tangents(n.expr):  # type: ignore[attr-defined]
+        return "forward mode (dual numbers)"
     return "complex step"
 
 

@@ -33,6 +33,18 @@ def has_derivative(e: ir.Expr) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def has_forward_tangents(e: ir.Expr) -> bool:
+    """Whether ``e`` can carry forward-mode tangents (:mod:`~lnsym.engines.numeric.dual`):
+    no derivative inside, and no substitution of a scalar, whose value would carry tangents
+    into the functions of the scalars (|a|, exp, …) that a Dual does not follow."""
+    return not any(
+        isinstance(node, DERIVATIVES)
+        or (isinstance(node, ir.Substitution) and isinstance(node.target, ir.Const))
+        for node in ir.distinct_nodes(e, definitions=True)
+    )
+
+
+@lru_cache(maxsize=4096)
 def is_nonnegative(e: ir.Expr) -> bool:
     """Whether the scalar ``e`` is nonnegative by its form: squares, norms, variances and
     sums, products and powers of such (the exact value, whatever rounding does)."""
@@ -115,6 +127,29 @@ def is_analytic_in(e: ir.Expr, sym: sympy.Symbol) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def is_analytic_along(e: ir.Expr, target: str | sympy.Symbol) -> bool:
+    """Whether the complex step along ``target`` (the name of a vector atom, or a scalar
+    symbol) is exact in ``e``: no non-analytic function of the symbol, and none of a scalar
+    substituted with a value that moves with ``target`` (|t| at t = mean(z): |t + iτ| is
+    real, so the step would lose the derivative through it)."""
+    if isinstance(target, sympy.Symbol) and not is_analytic_in(e, target):
+        return False
+    return not any(
+        isinstance(node, ir.Substitution)
+        and isinstance(node.target, ir.Const)
+        and _involves(node.value, target)
+        and not is_analytic_along(node.expr, node.target.value)
+        for node in ir.distinct_nodes(e, definitions=True)
+    )
+
+
+def _involves(e: ir.Expr, target: str | sympy.Symbol) -> bool:
+    if isinstance(target, str):
+        return target in ir.vector_atoms(e)
+    return target in _symbols(e)
+
+
+@lru_cache(maxsize=4096)
 def kinks(e: ir.Expr, sym: sympy.Symbol) -> tuple[sympy.Expr, ...]:
     """The arguments x, in ``sym``, of |x|, sign(x) and H(x) in the constants of ``e``: where
     one is 0 the derivative in ``sym`` does not exist (central differences would give 0)."""
@@ -132,17 +167,12 @@ def power_bases(e: ir.Expr, target: str | sympy.Symbol) -> tuple[ir.Expr, ...]:
     """The derivative-free bases of non-polynomial powers in ``e`` that involve ``target``
     (the name of a vector atom, or a scalar symbol)."""
 
-    def involves(base: ir.Expr) -> bool:
-        if isinstance(target, str):
-            return target in ir.vector_atoms(base)
-        return target in _symbols(base)
-
     bases = {
         node.base
         for node in ir.distinct_nodes(e, definitions=True)
         if isinstance(node, ir.Power)
         and not (node.exponent.is_Integer and node.exponent >= 0)
         and not has_derivative(node.base)
-        and involves(node.base)
+        and _involves(node.base, target)
     }
     return tuple(sorted(bases, key=repr))

@@ -45,7 +45,9 @@ def evaluate(e: ir.Expr, point: SamplePoint) -> np.ndarray | float:
 def jacobian(expr: ir.Expr, wrt: ir.VectorAtom, point: SamplePoint) -> np.ndarray:
     """The Jacobian matrix of ``expr`` with respect to the atom ``wrt`` at ``point``.
 
-    Computed by complex step (Ridders' central differences if ``expr`` holds derivatives).
+    Computed in forward mode (dual numbers), or by complex step or Ridders' central
+    differences where forward mode does not apply (see
+    :mod:`~lnsym.engines.numeric.derivatives`).
 
     Returns:
         A (d, d) array J with J[i, j] = ∂exprᵢ/∂wrtⱼ; a (1, d) row for a scalar ``expr``.

@@ -27,6 +27,7 @@ import numpy as np
 import sympy
 
 from lnsym.engines.numeric.arrays import bound_sum, bound_times, is_exact, mag, mag_mul
+from lnsym.engines.numeric.dual import contiguous
 from lnsym.engines.numeric.environment import INDETERMINATE, UNDEFINED, Env, Pair
 from lnsym.errors import UnsupportedError
 
@@ -84,7 +85,7 @@ class BoundedArithmetic:
 
     def _sum(self, x: Pair) -> Pair:
         """Σ over the last axis, in the same order at every sample of any batch."""
-        v, b = np.ascontiguousarray(x[0]), x[1]
+        v, b = contiguous(x[0]), x[1]
         out = np.sum(v, axis=-1)
         if not self.env.track:
             return out, 0.0
@@ -159,9 +160,10 @@ class BoundedArithmetic:
         root = lost & (e > 0) if nonnegative and not np.iscomplexobj(base) else False
         what = f"the base of the power {_text(n)} is lost in rounding"
         self._flag(lost & ~root, 1, INDETERMINATE, what)
-        worst = self._mag(base) + np.where(e >= 1, br, -br)
-        if np.iscomplexobj(bbase):
-            worst = worst + 1j * np.imag(bbase)
+        # |x| + B at the worst end: the real part of B moved by ±B, the imaginary part by +B.
+        worst = self._mag(base) + (bbase - 2 * br * (e < 1))
         slope = np.abs(e) * mag(worst ** (e - 1))
         mean_value = np.nan_to_num(mag_mul(slope, bbase), nan=0.0)  # 0·∞ where B = 0
+        if not np.any(root):
+            return mean_value
         return np.where(root, br ** np.where(root, e, 1), mean_value)
