@@ -7,7 +7,8 @@ ratio full / general-only. The issue's target is a ratio of at most 4. On a shar
 whose speed drifts between the two processes, the full run's total against its own general
 engine's share is the steadier estimate of the same ratio; it is printed too. Fresh processes, so
 that neither run finds the other's caches warm (SymPy's, the engines' memo tables); in each,
-the catalog is loaded before the timing, and its load is printed apart.
+the catalog is loaded before the timing (the general engine's modules with it), and so are the
+other engines' modules, which the checker imports when first used: fixed costs, printed apart.
 
 Run: python benchmarks/verify_catalog.py [--engines general,concrete,numeric] [--rounds N]
 """
@@ -15,6 +16,7 @@ Run: python benchmarks/verify_catalog.py [--engines general,concrete,numeric] [-
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import subprocess
@@ -61,14 +63,32 @@ def _run(
     return time.process_time() - start, dict(per_engine), dict(verdicts)
 
 
+#: The modules of the engines that the checker imports when first used (the general engine
+#: comes with the catalog).
+_ENGINE_MODULES = {
+    "concrete": ("lnsym.engines.concrete.engine", "lnsym.engines.concrete.matrices"),
+    "numeric": ("lnsym.engines.numeric.engine", "lnsym.engines.numeric.matrices"),
+}
+
+
 def _route(engines: tuple[str, ...], residuals: bool) -> None:
     """One run in this process: print its load, CPU seconds and verdicts as one JSON line."""
     start = time.process_time()
     claims = catalog_claims()
     load_seconds = time.process_time() - start
+    start = time.process_time()  # a fixed cost, like the general engine's in the load
+    for name in engines:
+        for module in _ENGINE_MODULES.get(name, ()):
+            importlib.import_module(module)
+    import_seconds = time.process_time() - start
     total, per_engine, verdicts = _run(engines, claims, residuals)
     counts = {v.value: n for v, n in verdicts.items()}
-    record = {"load": load_seconds, "claims": len(claims), "total": total}
+    record = {
+        "load": load_seconds,
+        "imports": import_seconds,
+        "claims": len(claims),
+        "total": total,
+    }
     print(json.dumps({**record, "engines": per_engine, "verdicts": counts}))
 
 
@@ -103,6 +123,8 @@ def main() -> None:
         full = _in_fresh_process(engines, residuals)
         print(f"catalog load : {general['load']:7.2f} / {full['load']:.2f} s CPU  "
               f"({general['claims']} claims; not in the timings below)")  # fmt: skip
+        print(f"engine import: {general['imports']:7.2f} / {full['imports']:.2f} s CPU  "
+              "(the other engines' modules; not in the timings below)")  # fmt: skip
         print(f"general only : {general['total']:7.2f} s CPU  {general['verdicts']}")
         print(f"{','.join(engines):<13}: {full['total']:7.2f} s CPU  {full['verdicts']}")
         for name, seconds in sorted(full["engines"].items(), key=lambda kv: -kv[1]):
