@@ -245,6 +245,47 @@ def test_a_derivative_through_a_substituted_scalar_sees_every_function_of_it() -
     assert "Ridders central differences" in evidence(claim, samples=4).data["method"]
 
 
+def _scalar_evaluator(**values: list[float]) -> Evaluator:
+    """An evaluator with error bounds at points given by the values of scalars."""
+    scalars = {scalar(name): (np.array(v), 0.0) for name, v in values.items()}
+    n = len(next(iter(values.values())))
+    env = Env(1, n, {}, scalars, np.dtype(np.float64), True)
+    return Evaluator(env, Status(n))
+
+
+def test_derivatives_in_every_scalar_at_once_are_those_taken_one_at_a_time() -> None:
+    # The entries of a gradient in a matrix: one forward pass for all of them, against a
+    # complex step for each (what a single scalar, or an expression where that pass does
+    # not apply, still gets).
+    p, q, r = scalar("p"), scalar("q"), scalar("r")
+    f = ir.as_scalar(sympy.sqrt(p**2 + q * r + 3) / (p - 2 * r) + q**3)
+    evaluator = _scalar_evaluator(p=[0.5, -1.0, 3.0], q=[2.0, 0.25, -1.5], r=[1.0, 4.0, 0.5])
+    index, (tangents, bounds), _ = evaluator._scalar_tangents(f)
+    for sym in (p, q, r):
+        tau = np.full(3, 2.0**-333)
+        env = evaluator.env.with_scalar(sym, (evaluator.env.scalars[sym][0] + 1j * tau, 0.0))
+        step, step_bound = evaluator._imaginary_part(f, env, tau)
+        np.testing.assert_allclose(tangents[index[sym]], step, rtol=1e-14)
+        assert np.all(bounds[index[sym]] <= 4 * step_bound) and np.all(
+            step_bound <= 4 * bounds[index[sym]]
+        )
+        assert np.array_equal(evaluator.get(diff(f, sym))[0], tangents[index[sym]])
+    assert not np.any(evaluator.status.code)
+
+
+def test_a_flag_along_some_directions_only_takes_them_one_at_a_time() -> None:
+    # √(a² + b) at a = b = 0: moving b leaves the root's domain, moving a does not (its
+    # base moves by 2a = 0). All directions at once would flag both: one at a time.
+    a, b = scalar("a"), scalar("b")
+    f = ir.as_scalar(sympy.sqrt(a**2 + b))
+    assert _scalar_evaluator(a=[0.0], b=[0.0])._scalar_tangents(f) is None
+    assert _scalar_evaluator(a=[2.0], b=[1.0])._scalar_tangents(f) is not None
+    point = SamplePoint(1, {}, {a: 0.0, b: 1.0})
+    assert evaluate(diff(f, a), point) == 0.0 and evaluate(diff(f, b), point) == 0.5
+    with pytest.raises(DomainError, match="not differentiable at 0"):
+        evaluate(diff(f, b), SamplePoint(1, {}, {a: 0.0, b: 0.0}))
+
+
 def test_operator_norm_by_dimension() -> None:
     rng = np.random.default_rng(5)
     for size in (3, 8):

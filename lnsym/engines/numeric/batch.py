@@ -99,6 +99,9 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
         #: Vector node → the part of its error bound that is an error along 1 (per sample).
         self.shared: dict[ir.Expr, Any] = {}
         self.mags: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        #: Expression → the derivatives in all its scalars at once, or None (see
+        #: :meth:`~lnsym.engines.numeric.derivatives.Derivatives._scalar_tangents`).
+        self.scalar_tangents: dict[ir.Expr, Any] = {}
         #: Bytes of the arrays held in ``cache`` and ``mags`` (an evaluator kept between
         #: statements is dropped when it holds too much, see
         #: :mod:`~lnsym.engines.numeric.comparison`).

@@ -6,7 +6,10 @@ derivatives with respect to a scalar symbol (diff).
   becomes a :class:`~lnsym.engines.numeric.dual.Dual` whose tangents are the d basis
   directions, so the primal value and its bound are computed once, not once per direction.
   Its rules are those of the complex step below with the products of two imaginary parts
-  exactly 0 and τ = 1.
+  exactly 0 and τ = 1. So are the derivatives (diff) of an expression in two scalars or
+  more, with plain constants: all at once, each scalar a Dual along its own direction (the
+  entries of a gradient of a matrix statement), unless a sample would be flagged along
+  some of the directions only.
 
 The other derivatives are finite-difference based:
 
@@ -54,6 +57,7 @@ from lnsym.engines.numeric.environment import (
     COMPLEX_STEP,
     INDETERMINATE,
     UNDEFINED,
+    DirectionDependent,
     Env,
     Pair,
     Status,
@@ -61,9 +65,11 @@ from lnsym.engines.numeric.environment import (
 from lnsym.engines.numeric.forms import (
     has_derivative,
     has_forward_tangents,
+    has_plain_constants,
     is_analytic_along,
     kinks,
     power_bases,
+    scalar_symbols,
 )
 from lnsym.errors import DomainError
 
@@ -85,6 +91,8 @@ class Derivatives:
     get: Callable[[ir.Expr], Pair]
     _child: Callable[..., Any]
     _const: Callable[[Any], Pair]
+    scalar_tangents: dict[ir.Expr, Any]
+    nbytes: int
 
     def directional(self, f: ir.Expr, wrt: ir.VectorAtom, h: Pair) -> Pair:
         """D_wrt f along ``h`` (which may carry basis axes) at this point."""
@@ -120,11 +128,57 @@ class Derivatives:
             self.status.flag(per_sample(at == 0, self.env.n, 1, np.any), UNDEFINED, what)
         if has_derivative(f) or not is_analytic_along(f, sym):
             return self._ridders(f, sym, (np.asarray(x), bx), (np.asarray(1.0), 0.0), ones)
+        together = self._scalar_tangents(f)
+        if together is not None and sym in together[0]:
+            index, (value, bound), flags = together
+            self.status.replay(flags)  # (as its own complex step would raise them)
+            k = index[sym]
+            return value[k], (bound if is_exact(bound) else bound[k])
         # τ a power of 2 (the direction is 1): τ and the division by τ are exact.
         tau = np.full(self.env.n, np.exp2(np.floor(np.log2(COMPLEX_STEP[self.env.real]))))
         tau = tau.astype(self.env.real)
         moved = x + 1j * tau  # the error of x moves along; iτ is exact
         return self._imaginary_part(f, self.env.with_scalar(sym, (moved, bx)), tau)
+
+    def _scalar_tangents(self, f: ir.Expr) -> Any:
+        """∂f/∂a for every scalar a of f at once, in forward mode — each scalar a Dual whose
+        tangent is its own direction — where f has two scalars or more, no derivative and
+        plain constants: (scalar → index, (derivatives, bounds) along a leading axis, the
+        flags raised), computed once per f; None where this does not apply, or where a
+        sample would be flagged along some directions only (a root at 0 that one scalar
+        moves and another does not): each derivative is then its own complex step.
+
+        The entries of a gradient of a matrix statement are the derivatives of one
+        expression in every entry of a matrix: one pass instead of one per entry.
+        """
+        if f in self.scalar_tangents:
+            return self.scalar_tangents[f]
+        found = None
+        symbols = sorted(scalar_symbols(f) & self.env.scalars.keys(), key=str)
+        if len(symbols) > 1 and has_forward_tangents(f) and has_plain_constants(f):
+            env = replace(self.env, separate_directions=True)
+            for k, sym in enumerate(symbols):
+                x, bx = self.env.scalars[sym]
+                direction = np.zeros((len(symbols),) + (1,) * np.ndim(x), self.env.real)
+                direction[k] = 1
+                env = env.with_scalar(sym, (cast(np.ndarray, Dual(x, direction)), bx))
+            status = Status(self.env.n)
+            try:
+                value, bound = self._child(env, status).get(f)
+            except DirectionDependent:
+                pass
+            else:
+                shape = (len(symbols),) + np.shape(np.real(value))
+                tangents = np.broadcast_to(np.imag(value), shape)
+                if self.env.track and not is_exact(bound):
+                    bound = np.broadcast_to(np.imag(bound), shape)
+                else:
+                    bound = 0.0
+                index = {sym: k for k, sym in enumerate(symbols)}
+                found = (index, (tangents, bound), tuple(status.log))
+                self.nbytes += tangents.nbytes + np.asarray(bound).nbytes
+        self.scalar_tangents[f] = found
+        return found
 
     def _imaginary_part(self, f: ir.Expr, env: Env, tau: np.ndarray) -> Pair:
         """Im f / τ in ``env`` (moved by iτ), with the imaginary part of f's bound over τ."""

@@ -51,7 +51,9 @@ from lnsym.engines.numeric.forms import (
     DERIVATIVES,
     has_derivative,
     has_forward_tangents,
+    has_plain_constants,
     is_analytic_along,
+    scalar_symbols,
 )
 from lnsym.engines.numeric.pointwise import evaluate as evaluate
 from lnsym.engines.numeric.pointwise import jacobian as jacobian
@@ -230,6 +232,13 @@ def _derivative_method(n: ir.Expr) -> str:
         return "Ridders central differences"
     if not isinstance(n, Jvp | Diff) and has_forward_tangents(n.expr):  # type: ignore[attr-defined]
         return "forward mode (dual numbers)"
+    if (
+        isinstance(n, Diff)
+        and len(scalar_symbols(n.expr) - {ir.d}) > 1
+        and has_forward_tangents(n.expr)
+        and has_plain_constants(n.expr)
+    ):
+        return "forward mode (dual numbers), complex step where a root's base is 0"
     return "complex step"
 
 

@@ -30,6 +30,11 @@ Pair = tuple[np.ndarray, Any]
 Flag = tuple[np.ndarray, int, str | tuple[str, ...]]
 
 
+class DirectionDependent(Exception):
+    """Raised in an environment with ``separate_directions`` where a sample would be flagged
+    along some directions and not others: the derivatives are then taken one at a time."""
+
+
 class Undefined(DomainError):
     """The expression is undefined at this point (e.g. 1/0 or the root of a negative)."""
 
@@ -137,6 +142,10 @@ class Env:
     real: np.dtype
     track: bool
     batch: int = 1
+    #: The tangents of its Duals are separate derivatives, one per scalar moved (see
+    #: :meth:`~lnsym.engines.numeric.derivatives.Derivatives.scalar_derivative`): a flag
+    #: that depends on the direction cannot be raised for all of them at once.
+    separate_directions: bool = False
 
     @staticmethod
     def of(points: list[SamplePoint], track: bool) -> Env:

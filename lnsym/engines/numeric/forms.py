@@ -113,6 +113,25 @@ def _symbols(e: ir.Expr) -> set[sympy.Symbol]:
 
 
 @lru_cache(maxsize=4096)
+def scalar_symbols(e: ir.Expr) -> frozenset[sympy.Symbol]:
+    """The scalar symbols written in ``e`` or in the definitions of its defined nodes."""
+    return frozenset(_symbols(e))
+
+
+@lru_cache(maxsize=4096)
+def has_plain_constants(e: ir.Expr) -> bool:
+    """Whether every constant of ``e`` is plain arithmetic (+, ·, numeric powers) of its
+    symbols, and no exponent holds a symbol: what tangents in the scalars
+    (:mod:`~lnsym.engines.numeric.dual`) follow."""
+    for node in ir.distinct_nodes(e, definitions=True):
+        if isinstance(node, ir.Const) and node.value.atoms(sympy.Function):
+            return False
+        if isinstance(node, ir.Power) and node.exponent.free_symbols:
+            return False
+    return True
+
+
+@lru_cache(maxsize=4096)
 def is_analytic_in(e: ir.Expr, sym: sympy.Symbol) -> bool:
     """Whether no constant of ``e`` applies a non-analytic function (|x|, sign, max, …) to
     an expression in ``sym``: then the complex step in ``sym`` is exact."""

@@ -28,7 +28,13 @@ import sympy
 
 from lnsym.engines.numeric.arrays import bound_sum, bound_times, is_exact, mag, mag_mul
 from lnsym.engines.numeric.dual import contiguous
-from lnsym.engines.numeric.environment import INDETERMINATE, UNDEFINED, Env, Pair
+from lnsym.engines.numeric.environment import (
+    INDETERMINATE,
+    UNDEFINED,
+    DirectionDependent,
+    Env,
+    Pair,
+)
 from lnsym.errors import UnsupportedError
 
 #: A root or a negative power needs its base's error bound below this fraction of the base.
@@ -125,7 +131,10 @@ class BoundedArithmetic:
             what = f"undefined at this point: power {_text(n)} of a negative number"
             self._flag(re < 0, 1, UNDEFINED, what)
             what = f"undefined at this point: power {_text(n)} is not differentiable at 0"
-            self._flag((re == 0) & (im != 0), 1, UNDEFINED, what)
+            moving_zero = (re == 0) & (im != 0)
+            if self.env.separate_directions and np.any(moving_zero):
+                raise DirectionDependent(what)
+            self._flag(moving_zero, 1, UNDEFINED, what)
         negative = np.asarray(exponent) < 0
         if np.any(negative):
             what = f"undefined at this point: division by zero (power {_text(n)} of 0)"
