@@ -9,6 +9,8 @@ engine's share is the steadier estimate of the same ratio; it is printed too. Fr
 that neither run finds the other's caches warm (SymPy's, the engines' memo tables); in each,
 the catalog is loaded before the timing (the general engine's modules with it), and so are the
 other engines' modules, which the checker imports when first used: fixed costs, printed apart.
+Then what is loaded is frozen out of the garbage collector's sight, as the commands do (see
+:func:`lnsym.commands.options.freeze_loaded`).
 
 Run: python benchmarks/verify_catalog.py [--engines general,concrete,numeric] [--rounds N]
 """
@@ -16,6 +18,7 @@ Run: python benchmarks/verify_catalog.py [--engines general,concrete,numeric] [-
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import statistics
@@ -81,6 +84,7 @@ def _route(engines: tuple[str, ...], residuals: bool) -> None:
         for module in _ENGINE_MODULES.get(name, ()):
             importlib.import_module(module)
     import_seconds = time.process_time() - start
+    gc.freeze()  # as `lnsym verify` and `lnsym report` do then (commands.options.freeze_loaded)
     total, per_engine, verdicts = _run(engines, claims, residuals)
     counts = {v.value: n for v, n in verdicts.items()}
     record = {

@@ -47,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    args.owns_process = argv is None  # (as the console script calls it)
     try:
         return int(args.run(args))
     except UserInputError as exc:

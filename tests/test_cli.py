@@ -466,3 +466,21 @@ def test_example_help_states_the_limit(capsys):
 
     assert exit_code(["example", "--help"]) == 0
     assert f"at most {MAX_DIMENSION} entries" in " ".join(capsys.readouterr().out.split())
+
+
+def test_only_a_command_that_owns_its_process_freezes_what_it_loaded(tmp_path, monkeypatch):
+    import argparse
+    import gc
+
+    from lnsym.commands import options
+
+    frozen = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    assert main(["verify", "--engines", "general", "-k", "mean.shift"]) == 0
+    assert frozen == []  # main() called by other code: the collector is theirs
+    options.freeze_loaded(argparse.Namespace(owns_process=True))
+    assert frozen == [True]
+    script = "import gc, sys; from lnsym.cli import main; main(); print(gc.get_freeze_count() > 0)"
+    argv = [sys.executable, "-c", script, "verify", "--engines", "general", "-k", "mean.shift"]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert done.stdout.strip().endswith("True")

@@ -8,6 +8,7 @@ one-line usage error (exit code 2).
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,22 @@ def add_check_options(parser: argparse.ArgumentParser) -> None:
 
 # ---------------------------------------------------------------------------------------
 # What the checking options make
+
+
+def freeze_loaded(args: argparse.Namespace) -> None:
+    """Take what the command has loaded so far — modules, the catalog — out of the sight of
+    the cyclic garbage collector (:func:`gc.freeze`): it lives as long as the command, and
+    every full collection would walk it again, about 50 ms each, several times in a
+    whole-catalog check (with the other effects on the caches, the checking costs about 6 %
+    less CPU). Before worker processes are forked it also keeps their memory shared, as the
+    Python documentation advises.
+
+    Only when the command owns its process (run as ``lnsym``, not :func:`lnsym.cli.main`
+    called with arguments from other code): a library must leave the collector of the
+    process it runs in alone.
+    """
+    if getattr(args, "owns_process", False):
+        gc.freeze()
 
 
 def checker_options(args: argparse.Namespace, *, residuals: bool = False) -> Any:

@@ -15,6 +15,7 @@ from lnsym.commands.options import (
     add_check_options,
     add_paths,
     checker_options,
+    freeze_loaded,
     jobs,
     output_dir,
 )
@@ -85,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     with figures_drawn_meanwhile(BUILTIN.figures if builtin else (), drawn):
         sections = load(list(args.paths))
         document = document_for(sections, list(args.paths))  # before the long check
+        freeze_loaded(args)
         examples = (lambda: compute_examples(SOURCES)) if builtin else None
         with figures_drawn_meanwhile(() if builtin else document.figures, drawn):
             results = check_catalog(

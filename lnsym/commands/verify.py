@@ -16,6 +16,7 @@ from lnsym.commands.options import (
     add_check_options,
     add_paths,
     checker_options,
+    freeze_loaded,
     jobs,
     output_file,
 )
@@ -63,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     items = runner.select(load(list(args.paths)), args.pattern)
     if not items:
         raise UserInputError(f"no claim or derivation id matches {args.pattern!r}")
+    freeze_loaded(args)
     out = sys.stderr if args.json == "-" else sys.stdout
     processes = jobs(args.jobs)
     # Residuals appear only in the JSON: without it they are not computed.
