@@ -154,8 +154,8 @@ def freeze_loaded(args: argparse.Namespace) -> None:
     the cyclic garbage collector (:func:`gc.freeze`): it lives as long as the command, and
     every full collection would walk it again, about 50 ms each, several times in a
     whole-catalog check (with what those walks do to the CPU's caches, checking the catalog
-    took about 10 % less CPU, the median of 6 runs in turn). Before worker processes are forked it also keeps their memory shared, as the
-    Python documentation advises.
+    took about 10 % less CPU, the median of 6 runs in turn). Before worker processes are
+    forked it also keeps their memory shared, as the Python documentation advises.
 
     Only when the command owns its process (run as ``lnsym``, not :func:`lnsym.cli.main`
     called with arguments from other code): a library must leave the collector of the

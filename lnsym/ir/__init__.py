@@ -33,6 +33,7 @@ from lnsym.ir.assumptions import nonconstant as nonconstant
 from lnsym.ir.assumptions import orthogonal as orthogonal
 from lnsym.ir.names import d as d
 from lnsym.ir.names import eps as eps
+from lnsym.ir.names import free_symbols as free_symbols
 from lnsym.ir.names import scalar as scalar
 from lnsym.ir.nodes import PRINTERS as PRINTERS
 from lnsym.ir.nodes import Center as Center

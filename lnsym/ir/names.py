@@ -51,6 +51,13 @@ def scalar(name: str, *, positive: bool = False) -> sympy.Symbol:
 
 
 @lru_cache(maxsize=8192)
+def free_symbols(value: sympy.Basic) -> frozenset[sympy.Symbol]:
+    """``value.free_symbols``, kept: SymPy walks the whole expression at every call, and the
+    interpreters ask it of the same constants at every point and for every entry."""
+    return frozenset(value.free_symbols)
+
+
+@lru_cache(maxsize=8192)
 def _check_constant(value: Any) -> None:
     """Refuse a constant that is not a real, finite SymPy expression in known symbols."""
     if not isinstance(value, sympy.Expr) or isinstance(value, sympy.MatrixBase):

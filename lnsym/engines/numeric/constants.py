@@ -50,7 +50,7 @@ class Constants:
             if value not in self.env.scalars:
                 raise DomainError(f"no value given for the symbol {value}")
             return self.env.scalars[value]
-        if not value.free_symbols:
+        if not ir.free_symbols(value):
             try:
                 number = np.asarray(float(value), self.env.real)
             except TypeError as exc:  # e.g. the imaginary unit

@@ -106,9 +106,9 @@ def _symbols(e: ir.Expr) -> set[sympy.Symbol]:
     found: set[sympy.Symbol] = set()
     for node in ir.distinct_nodes(e, definitions=True):
         if isinstance(node, ir.Const):
-            found |= node.value.free_symbols
+            found |= ir.free_symbols(node.value)
         elif isinstance(node, ir.Power):
-            found |= node.exponent.free_symbols
+            found |= ir.free_symbols(node.exponent)
     return found
 
 
@@ -126,7 +126,7 @@ def has_plain_constants(e: ir.Expr) -> bool:
     for node in ir.distinct_nodes(e, definitions=True):
         if isinstance(node, ir.Const) and node.value.atoms(sympy.Function):
             return False
-        if isinstance(node, ir.Power) and node.exponent.free_symbols:
+        if isinstance(node, ir.Power) and ir.free_symbols(node.exponent):
             return False
     return True
 

@@ -86,10 +86,10 @@ class Sampler:
         statement = claim.statement
         found = list(ir.distinct_nodes(statement.lhs, statement.rhs, definitions=True))
         self.atoms = sorted({n.name for n in found if isinstance(n, ir.VectorAtom)})
-        symbols = {s for n in found if isinstance(n, ir.Const) for s in n.value.free_symbols}
+        symbols = {s for n in found if isinstance(n, ir.Const) for s in ir.free_symbols(n.value)}
         for n in found:
             if isinstance(n, ir.Power):
-                symbols |= n.exponent.free_symbols
+                symbols |= ir.free_symbols(n.exponent)
         self.symbols = sorted(symbols - {ir.d}, key=default_sort_key)
         self.kinds = [_ScalarKind.of(s) for s in self.symbols]  # (asked once, not per point)
         self.assumptions = claim.assumptions
