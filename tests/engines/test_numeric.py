@@ -273,6 +273,19 @@ def test_derivatives_in_every_scalar_at_once_are_those_taken_one_at_a_time() -> 
     assert not np.any(evaluator.status.code)
 
 
+def test_a_function_of_another_scalar_keeps_its_derivatives_one_at_a_time() -> None:
+    # min(a, 1) is evaluated by numpy, which Duals do not enter (and min is no SymPy
+    # Function): ∂/∂b of min(a, 1)·b + b² is the complex step in b, with a as a number.
+    a, b = scalar("a"), scalar("b")
+    for f, slope in [
+        (ir.as_scalar(sympy.Min(a, 1) * b + b**2), 0.5 + 4),
+        (ir.as_scalar(sympy.exp(a) * b**2), 4 * math.exp(0.5)),
+    ]:
+        assert _scalar_evaluator(a=[0.5], b=[2.0])._scalar_tangents(f) is None
+        point = SamplePoint(1, {}, {a: 0.5, b: 2.0})
+        assert evaluate(diff(f, b), point) == pytest.approx(slope, rel=1e-14)
+
+
 def test_a_flag_along_some_directions_only_takes_them_one_at_a_time() -> None:
     # √(a² + b) at a = b = 0: moving b leaves the root's domain, moving a does not (its
     # base moves by 2a = 0). All directions at once would flag both: one at a time.

@@ -112,9 +112,10 @@ class Derivatives:
         return self._imaginary_part(f, self.env.with_vector(wrt.name, (moved, bound)), tau)
 
     def scalar_derivative(self, f: ir.Expr, sym: sympy.Symbol) -> Pair:
-        """∂f/∂sym at this point: the complex step in the scalar (sym + iτ), or Ridders'
-        central differences for an expression with derivatives inside, or with a constant
-        that is not analytic in ``sym`` (|a|, whose complex step would vanish)."""
+        """∂f/∂sym at this point: in forward mode with f's other scalars
+        (:meth:`_scalar_tangents`), or by the complex step in the scalar (sym + iτ), or by
+        Ridders' central differences for an expression with derivatives inside, or with a
+        constant that is not analytic in ``sym`` (|a|, whose complex step would vanish)."""
         if sym not in self.env.scalars:
             raise DomainError(f"no value given for the symbol {sym}")
         x, bx = self.env.scalars[sym]

@@ -1,5 +1,7 @@
-"""Dual numbers for forward-mode Jacobians: a value x + ε·ẋ with ε² = 0, one primal x and
-its tangents ẋ along a batch of directions.
+"""Dual numbers for forward-mode derivatives: a value x + ε·ẋ with ε² = 0, one primal x and
+its tangents ẋ along a batch of directions — the basis directions of a Jacobian, or one per
+scalar for the derivatives of an expression in each of its scalars (see
+:mod:`~lnsym.engines.numeric.derivatives`).
 
 A Jacobian by complex step evaluates f(x + iτh) with the d basis directions as a leading
 axis: every direction recomputes the real part, the primal value, and its error bound, in

@@ -120,15 +120,26 @@ def scalar_symbols(e: ir.Expr) -> frozenset[sympy.Symbol]:
 
 @lru_cache(maxsize=4096)
 def has_plain_constants(e: ir.Expr) -> bool:
-    """Whether every constant of ``e`` is plain arithmetic (+, ·, numeric powers) of its
-    symbols, and no exponent holds a symbol: what tangents in the scalars
-    (:mod:`~lnsym.engines.numeric.dual`) follow."""
+    """Whether every constant of ``e`` is plain arithmetic of its symbols (sums, products,
+    powers with numeric exponents) and no exponent holds a symbol: what tangents in the
+    scalars (:mod:`~lnsym.engines.numeric.dual`) follow. A function of them (|a|, exp,
+    min, …) is evaluated by numpy, which a Dual does not enter."""
     for node in ir.distinct_nodes(e, definitions=True):
-        if isinstance(node, ir.Const) and node.value.atoms(sympy.Function):
+        if isinstance(node, ir.Const) and not _plain(node.value):
             return False
         if isinstance(node, ir.Power) and ir.free_symbols(node.exponent):
             return False
     return True
+
+
+def _plain(value: sympy.Expr) -> bool:
+    """The cases of :meth:`~lnsym.engines.numeric.constants.Constants._symbolic` other than
+    a function: a number, a symbol, a sum, a product, a power with a numeric exponent."""
+    if value.is_Symbol or not ir.free_symbols(value):
+        return True
+    if value.is_Add or value.is_Mul:
+        return all(_plain(a) for a in value.args)
+    return bool(value.is_Pow) and not ir.free_symbols(value.exp) and _plain(value.base)
 
 
 @lru_cache(maxsize=4096)
