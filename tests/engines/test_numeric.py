@@ -9,6 +9,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+import strategies
 import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -215,6 +216,26 @@ def test_forward_mode_jacobians_agree_with_the_complex_step(f: ir.Expr, size: in
     ours, theirs = (np.broadcast_to(b, np.shape(step)) for b in (forward_bound, step_bound))
     floor = 1e-20 * scale  # (both 0 where a value is exact, e.g. core at d = 1)
     assert np.all(ours <= 4 * theirs + floor) and np.all(theirs <= 4 * ours + floor)
+
+
+@settings(max_examples=40, deadline=None)
+@given(f=strategies.expressions, size=st.sampled_from([1, 3, 8]))
+def test_forward_mode_and_the_complex_step_agree_on_any_expression(f: ir.Expr, size: int) -> None:
+    rng = np.random.default_rng(size)
+    vectors = {n: (rng.standard_normal((4, size)), 0.0) for n in ("z", "h", "a")}
+    scalars = {eps: (np.full(4, 0.5), 0.0), strategies.c: (np.full(4, 1.5), 0.0)}
+    env = Env(size, 4, vectors, scalars, np.dtype(np.float64), True)
+    forward, step = Evaluator(env, Status(4)), Evaluator(env, Status(4))
+    basis = np.eye(size).reshape(size, 1, size)
+    with np.errstate(all="ignore"):
+        ours, _ = forward._tangents(f, strategies.z, basis)
+        theirs, _ = step.directional(f, strategies.z, (basis, 0.0))
+    np.testing.assert_array_equal(forward.status.code, step.status.code)
+    ok = forward.status.code == 0
+    shape = (size, 4) + ((size,) if f.kind == "vector" else ())  # direction, sample, …
+    ours, theirs = (np.broadcast_to(x, shape) for x in (ours, theirs))
+    scale = max(1.0, float(np.max(np.abs(theirs[:, ok]), initial=0.0)))
+    np.testing.assert_allclose(ours[:, ok], theirs[:, ok], rtol=0, atol=1e-10 * scale)
 
 
 def test_a_dual_refuses_what_it_does_not_follow() -> None:
