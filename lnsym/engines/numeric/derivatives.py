@@ -156,7 +156,8 @@ class Derivatives:
             return self.scalar_tangents[f]
         found = None
         symbols = sorted(scalar_symbols(f) & self.env.scalars.keys(), key=str)
-        if len(symbols) > 1 and has_forward_tangents(f) and has_plain_constants(f):
+        moved = any(np.iscomplexobj(self.env.scalars[sym][0]) for sym in symbols)
+        if len(symbols) > 1 and not moved and has_forward_tangents(f) and has_plain_constants(f):
             env = replace(self.env, separate_directions=True)
             for k, sym in enumerate(symbols):
                 x, bx = self.env.scalars[sym]
@@ -169,7 +170,9 @@ class Derivatives:
             except DirectionDependent:
                 pass
             else:
-                shape = (len(symbols),) + np.shape(np.real(value))
+                per_direction = np.shape(np.imag(value))[1:] if isinstance(value, Dual) else ()
+                primal = np.shape(np.real(value))
+                shape = (len(symbols),) + np.broadcast_shapes(primal, per_direction)
                 tangents = np.broadcast_to(np.imag(value), shape)
                 if self.env.track and not is_exact(bound):
                     bound = np.broadcast_to(np.imag(bound), shape)
