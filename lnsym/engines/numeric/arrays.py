@@ -68,6 +68,14 @@ def as_row(bound: Any) -> Any:
     return bound if is_exact(bound) else bound[..., None, :]
 
 
+def contiguous(x: Any) -> Any:
+    """``np.ascontiguousarray`` of an array, or of both parts of a Dual (a sum in the same
+    order at every sample, see :mod:`~lnsym.engines.numeric.batch`)."""
+    if isinstance(x, Dual):
+        return Dual(np.ascontiguousarray(x.re), np.ascontiguousarray(x.im))
+    return np.ascontiguousarray(x)
+
+
 def mag(x: Any) -> Any:
     """|x|, with separate magnitudes for the real and imaginary parts of a complex x (or
     for the primal and the tangents of a :class:`~lnsym.engines.numeric.dual.Dual`)."""

@@ -63,13 +63,12 @@ from lnsym.engines.numeric.environment import (
     Status,
 )
 from lnsym.engines.numeric.forms import (
-    has_derivative,
     has_forward_tangents,
-    has_plain_constants,
-    is_analytic_along,
     kinks,
+    needs_central_differences,
     power_bases,
     scalar_symbols,
+    takes_scalars_together,
 )
 from lnsym.errors import DomainError
 
@@ -98,7 +97,7 @@ class Derivatives:
         """D_wrt f along ``h`` (which may carry basis axes) at this point."""
         (x, bx), (direction, bh) = self.get(wrt), h
         scale = per_sample(np.abs(direction), self.env.n, 2, np.max)
-        if has_derivative(f) or not is_analytic_along(f, wrt.name):
+        if needs_central_differences(f, wrt.name):
             return self._ridders(f, wrt.name, (x, bx), h, scale)
         # τ a power of 2: τh and the division by τ are exact.
         tau = np.exp2(
@@ -127,7 +126,7 @@ class Derivatives:
                 continue
             what = f"undefined at this point: the derivative of |{argument}| at 0"
             self.status.flag(per_sample(at == 0, self.env.n, 1, np.any), UNDEFINED, what)
-        if has_derivative(f) or not is_analytic_along(f, sym):
+        if needs_central_differences(f, sym):
             return self._ridders(f, sym, (np.asarray(x), bx), (np.asarray(1.0), 0.0), ones)
         together = self._scalar_tangents(f)
         if together is not None and sym in together[0]:
@@ -157,7 +156,7 @@ class Derivatives:
         found = None
         symbols = sorted(scalar_symbols(f) & self.env.scalars.keys(), key=str)
         moved = any(np.iscomplexobj(self.env.scalars[sym][0]) for sym in symbols)
-        if len(symbols) > 1 and not moved and has_forward_tangents(f) and has_plain_constants(f):
+        if takes_scalars_together(f) and not moved:
             env = replace(self.env, separate_directions=True)
             for k, sym in enumerate(symbols):
                 x, bx = self.env.scalars[sym]

@@ -186,11 +186,3 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.broadcast_to: _broadcast_to,
     np.nan_to_num: _nan_to_num,
 }
-
-
-def contiguous(x: Any) -> Any:
-    """``np.ascontiguousarray`` of an array or of both parts of a Dual (a sum in the same
-    order at every sample, see :mod:`~lnsym.engines.numeric.batch`)."""
-    if isinstance(x, Dual):
-        return Dual(np.ascontiguousarray(x.re), np.ascontiguousarray(x.im))
-    return np.ascontiguousarray(x)

@@ -49,11 +49,9 @@ from lnsym.engines.numeric.environment import SamplePoint as SamplePoint
 from lnsym.engines.numeric.environment import real_dtype
 from lnsym.engines.numeric.forms import (
     DERIVATIVES,
-    has_derivative,
     has_forward_tangents,
-    has_plain_constants,
-    is_analytic_along,
-    scalar_symbols,
+    needs_central_differences,
+    takes_scalars_together,
 )
 from lnsym.engines.numeric.pointwise import evaluate as evaluate
 from lnsym.engines.numeric.pointwise import jacobian as jacobian
@@ -228,16 +226,11 @@ def _derivative_method(n: ir.Expr) -> str:
     """How the numeric engine takes the derivative ``n`` (see
     :mod:`~lnsym.engines.numeric.derivatives`)."""
     wrt = n.wrt.value if isinstance(n, Diff) else n.wrt.name  # type: ignore[attr-defined]
-    if has_derivative(n.expr) or not is_analytic_along(n.expr, wrt):  # type: ignore[attr-defined]
+    if needs_central_differences(n.expr, wrt):  # type: ignore[attr-defined]
         return "Ridders central differences"
     if not isinstance(n, Jvp | Diff) and has_forward_tangents(n.expr):  # type: ignore[attr-defined]
         return "forward mode (dual numbers)"
-    if (
-        isinstance(n, Diff)
-        and len(scalar_symbols(n.expr) - {ir.d}) > 1
-        and has_forward_tangents(n.expr)
-        and has_plain_constants(n.expr)
-    ):
+    if isinstance(n, Diff) and takes_scalars_together(n.expr):
         return "forward mode (dual numbers), complex step where a root's base is 0"
     return "complex step"
 

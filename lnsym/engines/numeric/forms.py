@@ -179,6 +179,23 @@ def _involves(e: ir.Expr, target: str | sympy.Symbol) -> bool:
     return target in _symbols(e)
 
 
+def needs_central_differences(e: ir.Expr, target: str | sympy.Symbol) -> bool:
+    """Whether a derivative of ``e`` along ``target`` (a vector atom's name, or a scalar
+    symbol) takes Ridders' central differences: a derivative inside, or a function that the
+    complex step would not see (:func:`is_analytic_along`)."""
+    return has_derivative(e) or not is_analytic_along(e, target)
+
+
+@lru_cache(maxsize=4096)
+def takes_scalars_together(e: ir.Expr) -> bool:
+    """Whether the derivatives of ``e`` in its scalars are taken all at once, in forward
+    mode (two scalars or more besides d, tangents that a Dual follows, plain constants);
+    a sample flagged along some directions only still sends them to one complex step each."""
+    return (
+        len(scalar_symbols(e) - {ir.d}) > 1 and has_forward_tangents(e) and has_plain_constants(e)
+    )
+
+
 @lru_cache(maxsize=4096)
 def kinks(e: ir.Expr, sym: sympy.Symbol) -> tuple[sympy.Expr, ...]:
     """The arguments x, in ``sym``, of |x|, sign(x) and H(x) in the constants of ``e``: where

@@ -26,8 +26,14 @@ from typing import Any
 import numpy as np
 import sympy
 
-from lnsym.engines.numeric.arrays import bound_sum, bound_times, is_exact, mag, mag_mul
-from lnsym.engines.numeric.dual import contiguous
+from lnsym.engines.numeric.arrays import (
+    bound_sum,
+    bound_times,
+    contiguous,
+    is_exact,
+    mag,
+    mag_mul,
+)
 from lnsym.engines.numeric.environment import (
     INDETERMINATE,
     UNDEFINED,
