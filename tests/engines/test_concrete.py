@@ -566,6 +566,47 @@ def test_jets_take_nested_derivatives_like_sympy() -> None:
         assert sympy.simplify(found - expected) == sympy.zeros(3, 1), e
 
 
+@settings(max_examples=60)
+@given(
+    entries=st.lists(
+        st.sampled_from([R(0), R(1), R(-1), R(2), R(-1, 2), R(1, 3), R(3)]), min_size=9, max_size=9
+    ),
+    d=st.sampled_from([1, 2, 3]),
+)
+def test_largest_eigenvalue_by_flint_factors_is_sympys(entries: list, d: int) -> None:
+    """The operator norm's fast route (FLINT's factors of degree 2 at most) gives SymPy's
+    largest root of the characteristic polynomial exactly, and declines (None) where a
+    factor of higher degree would need SymPy."""
+    from lnsym.engines.concrete.exact import Q, Tower, _largest_eigenvalue, rational, to_sympy
+
+    a = sympy.Matrix(d, d, entries[: d * d])
+    gram = a.T * a  # symmetric, positive semidefinite: real eigenvalues
+    exact = [[rational(gram[i, j]) for j in range(d)] for i in range(d)]
+    found = _largest_eigenvalue(exact, Tower())
+    roots = sympy.roots(gram.charpoly())
+    factors = sympy.factor_list(gram.charpoly().as_expr())[1]
+    if any(sympy.degree(f) > 2 for f, _ in factors):
+        assert found is None
+        return
+    assert found is not None and sum(roots.values()) == d
+    largest = max(roots, key=lambda lam: sympy.re(lam.evalf(50)))
+    assert sympy.simplify(to_sympy(found) - largest) == 0
+    # A matrix with an irrational entry is left to SymPy.
+    r2 = Tower().sqrt(Q(2))
+    assert _largest_eigenvalue([[r2]], Tower()) is None
+
+
+def test_operator_norm_routes_agree_on_a_quadratic_factor() -> None:
+    """‖J‖₂ at a point where JᵀJ has an irrational largest eigenvalue: the exact route
+    and SymPy's give the same number."""
+    from lnsym.engines.concrete.exact import Tower, _largest_eigenvalue, rational, to_sympy
+
+    gram = sympy.Matrix([[2, 1, 0], [1, 1, 0], [0, 0, R(1, 2)]])  # (x² − 3x + 1)(x − 1/2)
+    exact = [[rational(gram[i, j]) for j in range(3)] for i in range(3)]
+    found = _largest_eigenvalue(exact, Tower())
+    assert sympy.simplify(to_sympy(found) - (3 + sympy.sqrt(5)) / 2) == 0
+
+
 def _points(d: int) -> st.SearchStrategy[dict]:
     entries = st.sampled_from([R(0), R(1), R(-1), R(2), R(-1, 2), R(1, 3), R(3)])
     vector_values = st.lists(entries, min_size=d, max_size=d).map(tuple)

@@ -155,6 +155,8 @@ def _make(a: Num, b: Num, root: Root) -> Num:
 
 def sign(x: Num) -> int:
     """The sign of an exact real number, decided exactly (no floating point)."""
+    if type(x) is Q:  # by the numerator: FLINT compares a rational with 0 five times slower
+        return 0 if not x else 1 if x.p > 0 else -1
     if type(x) is not Quad:
         return (x > 0) - (x < 0)
     if x._sign is None:

@@ -133,32 +133,45 @@ class _Problem:
             tuple(intern(t) for t in self.extras),
         )
 
+    # The facts below are asked for at every point drawn: found once per problem.
+    @cached_property
+    def _nodes(self) -> tuple[ir.Expr, ...]:
+        return tuple(ir.distinct_nodes(self.lhs, self.rhs, *self.extras))
+
     def nodes(self) -> list[ir.Expr]:
         """Every node of both sides and of the extra terms (each object once)."""
-        return list(ir.distinct_nodes(self.lhs, self.rhs, *self.extras))
+        return list(self._nodes)
 
     def constants(self) -> list[sympy.Rational]:
         """The rational numbers written in the claim (where its boundaries tend to be)."""
+        return list(self._constants)
+
+    @cached_property
+    def _constants(self) -> tuple[sympy.Rational, ...]:
         found: set[sympy.Rational] = set()
-        for n in self.nodes():
+        for n in self._nodes:
             if isinstance(n, ir.Const):
                 found |= {abs(r) for r in n.value.atoms(sympy.Rational) if 0 < abs(r) <= 10**12}
-        return sorted(found)
+        return tuple(sorted(found))
 
     def exponents(self) -> set[sympy.Symbol]:
         """Symbols in an exponent: they take small values only (2^(10¹⁵) is not computable)."""
+        return set(self._exponents)
+
+    @cached_property
+    def _exponents(self) -> frozenset[sympy.Symbol]:
         found: set[sympy.Symbol] = set()
-        for n in self.nodes():
+        for n in self._nodes:
             if isinstance(n, ir.Power):
                 found |= n.exponent.free_symbols
             elif isinstance(n, ir.Const):
                 for p in n.value.atoms(sympy.Pow):
                     found |= p.exp.free_symbols
-        return found
+        return frozenset(found)
 
     def scalar_only(self) -> bool:
         """Whether no vector occurs: then d is just a number and any d is cheap to try."""
-        return not self.atoms and all(n.kind == "scalar" for n in self.nodes())
+        return not self.atoms and all(n.kind == "scalar" for n in self._nodes)
 
     def constraints(self, atom: str) -> list[str | None]:
         """Rows of the linear constraints on ``atom``: None for ⟨1, atom⟩ = 0, else a partner."""

@@ -337,7 +337,10 @@ class Derivatives:
         entries_per_row = math.prod(np.broadcast_shapes(*shapes, ())) * d
         chunk = max(1, _MAX_BATCH_ENTRIES // entries_per_row)
         forward = has_forward_tangents(f) and not np.iscomplexobj(self.get(wrt)[0])
-        values, bounds = [], []
+        # The basis axis of each chunk leads; it goes last in the result, so that
+        # J[..., i, j] = ∂fᵢ/∂wrtⱼ: each chunk is written into its place, one copy.
+        axis = -2 if transposed and f.kind == "vector" else -1
+        out = bounds = None
         for start in range(0, d, chunk):
             rows = np.zeros((min(chunk, d - start), d), env.real)
             rows[range(len(rows)), range(start, start + len(rows))] = 1
@@ -347,11 +350,22 @@ class Derivatives:
             else:
                 part, bound = self.directional(f, wrt, (basis, 0.0))
             target = (len(rows),) + pad + ((d,) if f.kind == "vector" else ())
-            values.append(np.broadcast_to(part, np.broadcast_shapes(part.shape, target)))
-            bounds.append(np.broadcast_to(bound, values[-1].shape))
-        # The basis axis leads; move it last so that J[..., i, j] = ∂fᵢ/∂wrtⱼ.
-        axis = -2 if transposed and f.kind == "vector" else -1
-        out = np.ascontiguousarray(np.moveaxis(np.concatenate(values, axis=0), 0, axis))
-        if not env.track:
-            return out, 0.0
-        return out, np.ascontiguousarray(np.moveaxis(np.concatenate(bounds, axis=0), 0, axis))
+            shape = np.broadcast_shapes(part.shape, target)
+            if out is None:
+                out = _basis_last(shape[1:], d, axis, np.result_type(part))
+                if env.track:
+                    bounds = _basis_last(shape[1:], d, axis, np.result_type(bound))
+            place = (Ellipsis, slice(start, start + len(rows))) + (slice(None),) * (-1 - axis)
+            out[place] = np.moveaxis(np.broadcast_to(part, shape), 0, axis)
+            if bounds is not None:
+                bounds[place] = np.moveaxis(np.broadcast_to(bound, shape), 0, axis)
+        assert out is not None
+        return out, (0.0 if bounds is None else bounds)
+
+
+def _basis_last(shape: tuple[int, ...], d: int, axis: int, dtype: np.dtype) -> np.ndarray:
+    """An empty C-ordered array for a Jacobian whose chunks have the trailing ``shape``
+    without their basis axis, with the d basis directions at ``axis`` (−1 or −2)."""
+    full = list(shape)
+    full.insert(len(full) + axis + 1, d)
+    return np.empty(full, dtype)

@@ -57,16 +57,17 @@ def draw(claim: Checkable, seed: int, dtype: np.dtype, count: int) -> Iterable[S
     Raises:
         DomainError: when the dimension assumptions cannot all hold.
     """
-    sampler = Sampler(claim, seed, dtype)
     if count > _KEPT_UP_TO:
+        sampler = Sampler(claim, seed, dtype)
         return (sampler.point(k) for k in range(count))
-    key = (tuple(sampler.atoms), tuple(sampler.symbols), sampler.assumptions, seed, dtype)
+    atoms, symbols = _variables(claim.statement)
+    key = (tuple(atoms), tuple(symbols), claim.assumptions, seed, dtype)
     with _DRAWING:  # one sampler draws in one thread at a time: its sequence is one
         found = _DRAWN.get(key)
-        if found is None:
+        if found is None:  # (a sampler is made only here: most requests are drawn already)
             if len(_DRAWN) >= _DRAWN_KEPT:
                 del _DRAWN[next(iter(_DRAWN))]
-            found = _DRAWN[key] = (sampler, [], {})
+            found = _DRAWN[key] = (Sampler(claim, seed, dtype, (atoms, symbols)), [], {})
         drawer, points, by_count = found
         try:
             points.extend(drawer.point(k) for k in range(len(points), count))
@@ -82,15 +83,14 @@ class Sampler:
     """Deterministic sample points for one claim: kinds, dimensions and ε cycle with the
     sample index, values come from one seeded generator."""
 
-    def __init__(self, claim: Checkable, seed: int, dtype: np.dtype) -> None:
-        statement = claim.statement
-        found = list(ir.distinct_nodes(statement.lhs, statement.rhs, definitions=True))
-        self.atoms = sorted({n.name for n in found if isinstance(n, ir.VectorAtom)})
-        symbols = {s for n in found if isinstance(n, ir.Const) for s in ir.free_symbols(n.value)}
-        for n in found:
-            if isinstance(n, ir.Power):
-                symbols |= ir.free_symbols(n.exponent)
-        self.symbols = sorted(symbols - {ir.d}, key=default_sort_key)
+    def __init__(
+        self,
+        claim: Checkable,
+        seed: int,
+        dtype: np.dtype,
+        variables: tuple[list[str], list[sympy.Symbol]] | None = None,
+    ) -> None:
+        self.atoms, self.symbols = variables or _variables(claim.statement)
         self.kinds = [_ScalarKind.of(s) for s in self.symbols]  # (asked once, not per point)
         self.assumptions = claim.assumptions
         self.nonconstant = {a.atom.name for a in self.assumptions if isinstance(a, ir.Nonconstant)}
@@ -186,6 +186,18 @@ class Sampler:
                 2 * slack.get(other, 0.0) * size / max(float(np.linalg.norm(column)), 1e-300)
             )
         return projected, distance
+
+
+def _variables(statement: ir.Relation) -> tuple[list[str], list[sympy.Symbol]]:
+    """The vector atoms and the scalar symbols (but d) of ``statement``, sorted: what its
+    points are drawn for."""
+    found = list(ir.distinct_nodes(statement.lhs, statement.rhs, definitions=True))
+    atoms = sorted({n.name for n in found if isinstance(n, ir.VectorAtom)})
+    symbols = {s for n in found if isinstance(n, ir.Const) for s in ir.free_symbols(n.value)}
+    for n in found:
+        if isinstance(n, ir.Power):
+            symbols |= ir.free_symbols(n.exponent)
+    return atoms, sorted(symbols - {ir.d}, key=default_sort_key)
 
 
 def _vector(kind: str, d: int, rng: np.random.Generator) -> np.ndarray:
