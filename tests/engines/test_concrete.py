@@ -577,7 +577,7 @@ def test_largest_eigenvalue_by_flint_factors_is_sympys(entries: list, d: int) ->
     """The operator norm's fast route (FLINT's factors of degree 2 at most) gives SymPy's
     largest root of the characteristic polynomial exactly, and declines (None) where a
     factor of higher degree would need SymPy."""
-    from lnsym.engines.concrete.exact import Q, Tower, _largest_eigenvalue, rational, to_sympy
+    from lnsym.engines.concrete.exact import Tower, _largest_eigenvalue, rational, to_sympy
 
     a = sympy.Matrix(d, d, entries[: d * d])
     gram = a.T * a  # symmetric, positive semidefinite: real eigenvalues
@@ -591,20 +591,34 @@ def test_largest_eigenvalue_by_flint_factors_is_sympys(entries: list, d: int) ->
     assert found is not None and sum(roots.values()) == d
     largest = max(roots, key=lambda lam: sympy.re(lam.evalf(50)))
     assert sympy.simplify(to_sympy(found) - largest) == 0
-    # A matrix with an irrational entry is left to SymPy.
-    r2 = Tower().sqrt(Q(2))
-    assert _largest_eigenvalue([[r2]], Tower()) is None
 
 
-def test_operator_norm_routes_agree_on_a_quadratic_factor() -> None:
-    """‖J‖₂ at a point where JᵀJ has an irrational largest eigenvalue: the exact route
-    and SymPy's give the same number."""
-    from lnsym.engines.concrete.exact import Tower, _largest_eigenvalue, rational, to_sympy
+def test_largest_eigenvalue_of_a_quadratic_factor_and_irrational_entries() -> None:
+    """An irrational largest eigenvalue is exact; a matrix with an irrational entry is left
+    to SymPy (None)."""
+    from lnsym.engines.concrete.exact import Q, Tower, _largest_eigenvalue, rational, to_sympy
 
     gram = sympy.Matrix([[2, 1, 0], [1, 1, 0], [0, 0, R(1, 2)]])  # (x² − 3x + 1)(x − 1/2)
     exact = [[rational(gram[i, j]) for j in range(3)] for i in range(3)]
     found = _largest_eigenvalue(exact, Tower())
     assert sympy.simplify(to_sympy(found) - (3 + sympy.sqrt(5)) / 2) == 0
+    tower = Tower()
+    assert _largest_eigenvalue([[tower.sqrt(Q(2))]], tower) is None
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_operator_norm_exact_route_equals_sympys(d: int) -> None:
+    """‖Du(z)‖₂ at exact points, by the exact evaluator (FLINT's factors) and by the SymPy
+    route: the same number."""
+    from lnsym.engines.concrete.engine import _Evaluator
+    from lnsym.engines.concrete.exact import Evaluator, Tower, rational, to_sympy
+
+    for vector_values, e in (([1, 2, -3, 5][:d], R(1, 3)), ([0, 1, 1, 4][:d], R(2))):
+        point = {"z": tuple(R(x) for x in vector_values)}
+        exact_point = {"z": tuple(rational(x) for x in point["z"])}
+        found = Evaluator(d, exact_point, {eps: rational(e)}, Tower()).value(opnorm(u, z))
+        expected = _Evaluator(d, point, {eps: e}, expand=True).value(opnorm(u, z))
+        assert sympy.simplify(to_sympy(found) - expected) == 0, (d, vector_values)
 
 
 def _points(d: int) -> st.SearchStrategy[dict]:
