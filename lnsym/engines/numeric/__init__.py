@@ -10,8 +10,10 @@
   one array pass (the Evaluator, and the errors along 1 that centering removes).
 - :mod:`~lnsym.engines.numeric.rounding` — arithmetic with running error bounds.
 - :mod:`~lnsym.engines.numeric.constants` — SymPy constants in the sampled scalars.
-- :mod:`~lnsym.engines.numeric.derivatives` — jvp, Jacobians, gradients (forward mode,
-  complex step, Ridders' central differences).
+- :mod:`~lnsym.engines.numeric.derivatives` — jvp, Jacobians, gradients (reverse mode,
+  forward mode, complex step, Ridders' central differences).
+- :mod:`~lnsym.engines.numeric.adjoint` — reverse mode: a vjp or gradient written as an
+  expression.
 - :mod:`~lnsym.engines.numeric.dual` — dual numbers, the values of forward mode.
 - :mod:`~lnsym.engines.numeric.norms` — operator norms by Lanczos.
 - :mod:`~lnsym.engines.numeric.environment` — points, a batch's values, per-sample status.

@@ -20,7 +20,9 @@ The :class:`Evaluator` here dispatches on the IR's nodes; its parts live beside 
 - :mod:`~lnsym.engines.numeric.rounding` — arithmetic with running error bounds (the rules);
 - :mod:`~lnsym.engines.numeric.constants` — SymPy constants in the sampled scalars;
 - :mod:`~lnsym.engines.numeric.derivatives` — jvp, Jacobians, gradients, derivatives with
-  respect to a scalar (forward mode, complex step, Ridders' central differences);
+  respect to a scalar (reverse mode, forward mode, complex step, Ridders' central
+  differences);
+- :mod:`~lnsym.engines.numeric.adjoint` — the adjoint expressions of reverse mode;
 - :mod:`~lnsym.engines.numeric.dual` — dual numbers, the values of forward mode;
 - :mod:`~lnsym.engines.numeric.norms` — operator norms by Lanczos;
 - :mod:`~lnsym.engines.numeric.forms` and :mod:`~lnsym.engines.numeric.arrays` — facts read
@@ -50,6 +52,7 @@ from functools import reduce
 from typing import Any
 
 import numpy as np
+import sympy
 
 from lnsym import ir
 from lnsym.engines.numeric.arrays import (
@@ -75,6 +78,8 @@ from lnsym.engines.numeric.norms import top_eigenvalue as _top_eigenvalue  # noq
 from lnsym.engines.numeric.rounding import BoundedArithmetic
 from lnsym.errors import DomainError, UnsupportedError
 from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
+
+_ONE = ir.Const(sympy.Integer(1))  # the cotangent of a gradient
 
 
 class Evaluator(BoundedArithmetic, Constants, Derivatives):
@@ -204,8 +209,12 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
             case Diff(expr=f, wrt=ir.Const(value=sym)):
                 return self.scalar_derivative(f, sym)
             case Grad(expr=f, wrt=wrt):
-                return self.jacobian(f, wrt)
+                pulled = self.pulled_back(f, wrt, _ONE)
+                return pulled if pulled is not None else self.jacobian(f, wrt)
             case Vjp(expr=f, wrt=wrt, cotangent=g):
+                pulled = self.pulled_back(f, wrt, g)
+                if pulled is not None:
+                    return pulled
                 # Jᵀg with g held fixed at the point (g may itself depend on wrt); the sum
                 # runs over the last axis, like every other sum (see the module docstring).
                 transposed, (cot, bcot) = self.jacobian(f, wrt, transposed=True), self.get(g)
@@ -232,7 +241,7 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
         σ's) becomes an error along 1 of the result."""
         (x, bx), (m, bm) = self.get(arg), self.get(ir.Mean(arg))
         out = x - m[..., None]
-        if not self.env.track:
+        if not self.env.track or self.env.d == 1:  # P = 0, and x − x/1 is exactly 0
             return out, 0.0
         shared = bound_sum(bm, bound_times(-1, self.shared.get(arg, 0.0)))
         own = bound_sum(bx, bound_times(-1, as_column(self.shared.get(arg, 0.0))))

@@ -1,7 +1,11 @@
 """Derivatives of batched values: directional derivatives (jvp), Jacobians, gradients and
 derivatives with respect to a scalar symbol (diff).
 
-- A gradient or Jacobian (behind vjp, grad and operator norms) of an expression free of
+- A vjp or a gradient of an expression free of derivatives and substitutions is taken in
+  **reverse mode**: its adjoint expression (:mod:`~lnsym.engines.numeric.adjoint`) is
+  evaluated like any other, with its own rounding bounds — O(d) per sample where a
+  Jacobian costs O(d²).
+- Any other Jacobian (behind vjp, grad and operator norms) of an expression free of
   other derivatives and of substituted scalars is taken in **forward mode**: the atom
   becomes a :class:`~lnsym.engines.numeric.dual.Dual` whose tangents are the d basis
   directions, so the primal value and its bound are computed once, not once per direction.
@@ -26,15 +30,16 @@ The other derivatives are finite-difference based:
   power's base changes by more than 1% (about 0.005σ of the input for the core, whatever
   its offset).
 
-Gradients and Jacobians push the d basis directions through at once, as a leading axis, in
-chunks of about 64k entries (small enough for the CPU caches). A vjp and an operator norm
-are built on the Jacobian by the :class:`~lnsym.engines.numeric.batch.Evaluator`.
+Jacobians push the d basis directions through at once, as a leading axis, in chunks of
+about 64k entries (small enough for the CPU caches). A vjp not taken in reverse mode and an
+operator norm are built on the Jacobian by the :class:`~lnsym.engines.numeric.batch.Evaluator`.
 
 :class:`Derivatives` holds these rules; the Evaluator inherits them.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -44,6 +49,7 @@ import numpy as np
 import sympy
 
 from lnsym import ir
+from lnsym.engines.numeric.adjoint import adjoint
 from lnsym.engines.numeric.arrays import (
     bound_sum,
     bound_times,
@@ -316,6 +322,17 @@ class Derivatives:
             rate = np.fmax(rate, np.where(scratch.status.code > 0, 0, ratio))
         return np.where(rate > 0, np.minimum(largest, 0.01 / np.where(rate > 0, rate, 1)), largest)
 
+    def pulled_back(self, f: ir.Expr, wrt: ir.VectorAtom, cotangent: ir.Expr) -> Pair | None:
+        """J_f(wrt)ᵀ·cotangent in reverse mode: the adjoint expression of
+        :mod:`~lnsym.engines.numeric.adjoint`, evaluated like any other (O(d) per sample, not
+        the d directions of a Jacobian). None where f has no adjoint there (a derivative or
+        a substitution inside) or a value is complex or a Dual (a step passing through)."""
+        values = itertools.chain(self.env.vectors.values(), self.env.scalars.values())
+        if any(np.iscomplexobj(value) for value, _ in values):
+            return None
+        found = adjoint(f, wrt, cotangent)
+        return None if found is None else self.get(found)
+
     def _tangents(self, f: ir.Expr, wrt: ir.VectorAtom, basis: np.ndarray) -> Pair:
         """D_wrt f along each direction of ``basis`` (leading axes), in forward mode: ``wrt``
         becomes a :class:`~lnsym.engines.numeric.dual.Dual` whose tangents are the
@@ -350,7 +367,8 @@ class Derivatives:
             else:
                 part, bound = self.directional(f, wrt, (basis, 0.0))
             target = (len(rows),) + pad + ((d,) if f.kind == "vector" else ())
-            shape = np.broadcast_shapes(part.shape, target)
+            # (the bound too: a linear f has the same tangents at every sample, not bounds)
+            shape = np.broadcast_shapes(part.shape, np.shape(bound), target)
             if out is None:
                 out = _basis_last(shape[1:], d, axis, np.result_type(part))
                 if env.track:

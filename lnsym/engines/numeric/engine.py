@@ -2,7 +2,8 @@
 
 Vector atoms become arrays of length d, ``ones`` an array of ones, constants floats (``d``
 the dimension, ``eps`` and user scalars their sampled values); derivatives are complex steps
-(Jacobians in forward mode, nested derivatives by Ridders' central differences). The
+(vjp and gradients in reverse mode, other Jacobians in forward mode, nested derivatives by
+Ridders' central differences). The
 interpreter lives in :mod:`lnsym.engines.numeric.batch`: it evaluates a batch of points of
 one dimension at once, each value with a running bound on its rounding error. Here is
 :func:`evidence`, which compares the two sides of a claim on a few hundred sampled points
@@ -42,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lnsym import ir
+from lnsym.engines.numeric.adjoint import has_adjoint
 from lnsym.engines.numeric.comparison import Sample as _Sample
 from lnsym.engines.numeric.comparison import compare as _compare  # noqa: F401 (benchmarks)
 from lnsym.engines.numeric.comparison import compare_all as _compare_all
@@ -59,7 +61,7 @@ from lnsym.engines.numeric.pointwise import lipschitz_ratio as lipschitz_ratio
 from lnsym.engines.numeric.sampling import Sampler as _Sampler  # noqa: F401 (tests)
 from lnsym.engines.numeric.sampling import draw as _draw
 from lnsym.errors import DomainError
-from lnsym.ir.calculus import Diff, Jvp
+from lnsym.ir.calculus import Diff, Grad, Jvp, Vjp
 
 if TYPE_CHECKING:
     from lnsym.engines.base import Checkable, Evidence
@@ -228,6 +230,8 @@ def _derivative_method(n: ir.Expr) -> str:
     wrt = n.wrt.value if isinstance(n, Diff) else n.wrt.name  # type: ignore[attr-defined]
     if needs_central_differences(n.expr, wrt):  # type: ignore[attr-defined]
         return "Ridders central differences"
+    if isinstance(n, Vjp | Grad) and has_adjoint(n.expr):
+        return "reverse mode (adjoint)"
     if not isinstance(n, Jvp | Diff) and has_forward_tangents(n.expr):  # type: ignore[attr-defined]
         return "forward mode (dual numbers)"
     if isinstance(n, Diff) and takes_scalars_together(n.expr):
