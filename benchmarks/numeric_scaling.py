@@ -8,9 +8,13 @@ dimension exactly as :func:`lnsym.engines.numeric.engine.evidence` does, then ti
 - *naive*: the same points one at a time, each a batch of one (the per-point interpretation
   overhead the batching removes; the per-point results are identical, see the tests),
 
-and prints milliseconds of CPU per sample (``time.process_time``) and their ratio. With
-``--catalog`` it also prints the numeric engine's CPU seconds on every catalog claim and
-derivation step, called as :mod:`lnsym.checking.claims` calls it (200 samples, seed 0).
+and prints milliseconds of CPU per sample (``time.process_time``) and their ratio. Then, for
+claims with a vjp or a gradient, the same batches with the vjp taken in reverse mode (its
+adjoint expression, what ``evidence`` does) against the Jacobian in forward mode (the d
+basis directions as dual numbers, the route before), with the worst relative error of each
+route, which must agree. With ``--catalog`` it also prints the numeric engine's CPU seconds
+on every catalog claim and derivation step, called as :mod:`lnsym.checking.claims` calls it
+(200 samples, seed 0).
 
     python benchmarks/numeric_scaling.py [--samples 48] [--catalog]
 
@@ -26,6 +30,7 @@ import numpy as np
 
 from lnsym.checking.catalog import load
 from lnsym.checking.claims import Claim, derivation_claims
+from lnsym.engines.numeric import comparison, derivatives
 from lnsym.engines.numeric import engine as numeric
 
 CLAIMS = (
@@ -35,6 +40,8 @@ CLAIMS = (
     "jacobian.norm",
 )
 DIMENSIONS = (1, 8, 64, 768)
+#: Claims with a vjp or a gradient: reverse mode against the forward-mode Jacobian.
+BACKWARD_CLAIMS = ("gradient.input", "jacobian.transpose_product", "derived.variance_gradient#1")
 
 
 def catalog() -> list[Claim]:
@@ -56,6 +63,7 @@ def points(claim: Claim, d: int, count: int) -> list[numeric.SamplePoint]:
 
 
 def cpu(run: object, *args: object) -> float:
+    comparison._kept().clear()  # no values kept from an earlier run at the same points
     start = time.process_time()
     run(*args)  # type: ignore[operator]
     return time.process_time() - start
@@ -88,6 +96,39 @@ def scaling(count: int) -> None:
             )
 
 
+def _judged(claim: Claim, sample: list[numeric.SamplePoint], reverse: bool) -> tuple[float, float]:
+    """CPU ms per sample of one batched evaluation, and the worst relative error."""
+    derivatives.REVERSE_MODE = reverse
+    try:
+        numeric._compare_all(claim.statement, sample[:1])  # warm the caches
+        comparison._kept().clear()  # no values kept from an earlier run at the same points
+        start = time.process_time()
+        results = numeric._compare_all(claim.statement, sample)
+        ms = (time.process_time() - start) / len(sample) * 1000
+    finally:
+        derivatives.REVERSE_MODE = True
+    errors = [r.error for r in results if isinstance(r, numeric._Sample)]
+    return ms, max(errors, default=float("nan"))
+
+
+def reverse_against_forward(count: int) -> None:
+    by_id = {claim.id: claim for claim in catalog()}
+    print()
+    print(f"{'claim (vjp, gradient)':<28} {'d':>4} {'samples':>7} {'reverse ms':>10} "
+          f"{'forward ms':>10} {'ratio':>6}  worst errors (reverse, forward)")  # fmt: skip
+    for claim_id in BACKWARD_CLAIMS:
+        claim = by_id[claim_id]
+        for d in DIMENSIONS:
+            sample = points(claim, d, count if d < 768 else max(2, count // 8))
+            if not sample:
+                continue
+            (fast, ours), (slow, theirs) = (_judged(claim, sample, r) for r in (True, False))
+            print(
+                f"{claim_id:<28} {d:>4} {len(sample):>7} {fast:>10.3f} {slow:>10.3f} "
+                f"{slow / fast:>6.1f}  {ours:.1e}, {theirs:.1e}"
+            )
+
+
 def whole_catalog() -> None:
     claims = catalog()
     start = time.process_time()
@@ -105,6 +146,7 @@ def main() -> None:
     parser.add_argument("--catalog", action="store_true", help="also time the whole catalog")
     args = parser.parse_args()
     scaling(args.samples)
+    reverse_against_forward(args.samples)
     if args.catalog:
         whole_catalog()
 

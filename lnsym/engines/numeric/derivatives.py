@@ -84,6 +84,9 @@ _RIDDERS_STEPS = 20
 _RIDDERS_TRUST = 1e3
 #: Basis directions of a batched Jacobian are chunked to keep arrays below this many entries.
 _MAX_BATCH_ENTRIES = 1 << 16
+#: Take vjp and gradients in reverse mode where they can be (else from the Jacobian in
+#: forward mode; the benchmarks compare the two, the tests that both bound the same value).
+REVERSE_MODE = True
 
 
 class Derivatives:
@@ -328,7 +331,7 @@ class Derivatives:
         the d directions of a Jacobian). None where f has no adjoint there (a derivative or
         a substitution inside) or a value is complex or a Dual (a step passing through)."""
         values = itertools.chain(self.env.vectors.values(), self.env.scalars.values())
-        if any(np.iscomplexobj(value) for value, _ in values):
+        if not REVERSE_MODE or any(np.iscomplexobj(value) for value, _ in values):
             return None
         found = adjoint(f, wrt, cotangent)
         return None if found is None else self.get(found)

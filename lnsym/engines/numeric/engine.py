@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lnsym import ir
+from lnsym.engines.numeric import derivatives
 from lnsym.engines.numeric.adjoint import has_adjoint
 from lnsym.engines.numeric.comparison import Sample as _Sample
 from lnsym.engines.numeric.comparison import compare as _compare  # noqa: F401 (benchmarks)
@@ -230,7 +231,7 @@ def _derivative_method(n: ir.Expr) -> str:
     wrt = n.wrt.value if isinstance(n, Diff) else n.wrt.name  # type: ignore[attr-defined]
     if needs_central_differences(n.expr, wrt):  # type: ignore[attr-defined]
         return "Ridders central differences"
-    if isinstance(n, Vjp | Grad) and has_adjoint(n.expr):
+    if isinstance(n, Vjp | Grad) and derivatives.REVERSE_MODE and has_adjoint(n.expr):
         return "reverse mode (adjoint)"
     if not isinstance(n, Jvp | Diff) and has_forward_tangents(n.expr):  # type: ignore[attr-defined]
         return "forward mode (dual numbers)"
