@@ -30,9 +30,9 @@ The cotangent is a leaf of it, held fixed, as :class:`~lnsym.ir.calculus.Vjp` me
 An expression with a derivative or a substitution inside has no adjoint here
 (:func:`adjoint` gives None): the interpreter takes its Jacobian as before.
 
->>> from lnsym import vector, core, var
+>>> from lnsym import vector, var
 >>> z, g = vector("z"), vector("g")
->>> adjoint(var(z), z, ir.Const(sympy.Integer(1)))
+>>> adjoint(var(z), z)
 2/d·center(center(z))
 >>> adjoint(z * z, z, g)
 g ⊙ z + z ⊙ g
@@ -57,20 +57,22 @@ _PRIMITIVES = (
 
 
 @lru_cache(maxsize=1024)
-def adjoint(f: ir.Expr, wrt: ir.VectorAtom, cotangent: ir.Expr) -> ir.Expr | None:
-    """J_f(wrt)ᵀ·cotangent as an IR expression (the gradient for a scalar f and cotangent
-    1), or None where f holds a derivative, a substitution or a node without a rule.
+def adjoint(f: ir.Expr, wrt: ir.VectorAtom, cotangent: ir.Expr | None = None) -> ir.Expr | None:
+    """J_f(wrt)ᵀ·cotangent as an IR expression — without a cotangent, the gradient of a
+    scalar f (cotangent 1) — or None where f holds a derivative, a substitution or a node
+    without a rule.
 
     >>> from lnsym import vector, mean
     >>> z, h = vector("z"), vector("h")
-    >>> adjoint(mean(h), z, ir.Const(sympy.Integer(1)))  # f does not depend on z
+    >>> adjoint(mean(h), z)  # f does not depend on z
     0·1
     """
     order = _dependents(f, wrt)
     if order is None:
         return None
     dependent = set(order)
-    passed: dict[ir.Expr, list[ir.Expr]] = {f: [cotangent]} if order else {}
+    seed = _ONE if cotangent is None else cotangent
+    passed: dict[ir.Expr, list[ir.Expr]] = {f: [seed]} if order else {}
     # Reversed post-order: every node comes after all the nodes that use it, so its
     # adjoint is complete when it is reached; wrt, below every other one, comes last.
     for node in reversed(order):

@@ -52,7 +52,6 @@ from functools import reduce
 from typing import Any
 
 import numpy as np
-import sympy
 
 from lnsym import ir
 from lnsym.engines.numeric.arrays import (
@@ -78,8 +77,6 @@ from lnsym.engines.numeric.norms import top_eigenvalue as _top_eigenvalue  # noq
 from lnsym.engines.numeric.rounding import BoundedArithmetic
 from lnsym.errors import DomainError, UnsupportedError
 from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
-
-_ONE = ir.Const(sympy.Integer(1))  # the cotangent of a gradient
 
 
 class Evaluator(BoundedArithmetic, Constants, Derivatives):
@@ -209,7 +206,7 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
             case Diff(expr=f, wrt=ir.Const(value=sym)):
                 return self.scalar_derivative(f, sym)
             case Grad(expr=f, wrt=wrt):
-                pulled = self.pulled_back(f, wrt, _ONE)
+                pulled = self.pulled_back(f, wrt)
                 return pulled if pulled is not None else self.jacobian(f, wrt)
             case Vjp(expr=f, wrt=wrt, cotangent=g):
                 pulled = self.pulled_back(f, wrt, g)

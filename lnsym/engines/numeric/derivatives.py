@@ -325,11 +325,14 @@ class Derivatives:
             rate = np.fmax(rate, np.where(scratch.status.code > 0, 0, ratio))
         return np.where(rate > 0, np.minimum(largest, 0.01 / np.where(rate > 0, rate, 1)), largest)
 
-    def pulled_back(self, f: ir.Expr, wrt: ir.VectorAtom, cotangent: ir.Expr) -> Pair | None:
-        """J_f(wrt)ᵀ·cotangent in reverse mode: the adjoint expression of
-        :mod:`~lnsym.engines.numeric.adjoint`, evaluated like any other (O(d) per sample, not
-        the d directions of a Jacobian). None where f has no adjoint there (a derivative or
-        a substitution inside) or a value is complex or a Dual (a step passing through)."""
+    def pulled_back(
+        self, f: ir.Expr, wrt: ir.VectorAtom, cotangent: ir.Expr | None = None
+    ) -> Pair | None:
+        """J_f(wrt)ᵀ·cotangent (without one, the gradient of f) in reverse mode: the adjoint
+        expression of :mod:`~lnsym.engines.numeric.adjoint`, evaluated like any other (O(d)
+        per sample, not the d directions of a Jacobian). None where f has no adjoint there (a
+        derivative or a substitution inside) or a value is complex or a Dual (a step passing
+        through)."""
         values = itertools.chain(self.env.vectors.values(), self.env.scalars.values())
         if not REVERSE_MODE or any(np.iscomplexobj(value) for value, _ in values):
             return None

@@ -3,8 +3,8 @@
 Vector atoms become arrays of length d, ``ones`` an array of ones, constants floats (``d``
 the dimension, ``eps`` and user scalars their sampled values); derivatives are complex steps
 (vjp and gradients in reverse mode, other Jacobians in forward mode, nested derivatives by
-Ridders' central differences). The
-interpreter lives in :mod:`lnsym.engines.numeric.batch`: it evaluates a batch of points of
+Ridders' central differences). The interpreter lives in
+:mod:`lnsym.engines.numeric.batch`: it evaluates a batch of points of
 one dimension at once, each value with a running bound on its rounding error. Here is
 :func:`evidence`, which compares the two sides of a claim on a few hundred sampled points
 within a tolerance built from those bounds; it draws them with
