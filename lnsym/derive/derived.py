@@ -31,7 +31,7 @@ from lnsym.checking.verdicts import Verdict
 from lnsym.derive.named import NamedForms
 from lnsym.derive.readable import Reader, center_atoms, inputs_by_cores, pull_centering, size
 from lnsym.engines.general import GeneralEngine, VectorForm
-from lnsym.engines.general.symbols import _POWER_SUMS
+from lnsym.engines.general.symbols import monomial_of
 from lnsym.engines.general.vector_form import Form
 from lnsym.errors import LnsymError, UnsupportedError
 from lnsym.printing.printer import abbreviations_for, latex, text
@@ -223,7 +223,7 @@ def _plain_atoms(f: Form) -> set[str]:
     if isinstance(f, VectorForm):
         for m, c in f.terms:
             names.update(m)
-            names.update(a for s in c.free_symbols for a in _POWER_SUMS.get(s, ()))
+            names.update(a for s in c.free_symbols for a in monomial_of(s) or ())
     else:
-        names.update(a for s in f.free_symbols for a in _POWER_SUMS.get(s, ()))
+        names.update(a for s in f.free_symbols for a in monomial_of(s) or ())
     return {a for a in names if not a.startswith("_")}

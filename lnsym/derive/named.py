@@ -24,7 +24,7 @@ from lnsym import ir
 from lnsym.engines.general import GeneralEngine, VectorForm, mentions_vectors
 from lnsym.engines.general.derivatives import PROBE, _read_gradient
 from lnsym.engines.general.substitution import Rewriter
-from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
+from lnsym.engines.general.symbols import Monomial, monomial_of, radicand_of
 from lnsym.engines.general.vector_form import Form
 from lnsym.errors import UnsupportedError
 from lnsym.ir.calculus import Diff, Grad, Jvp, Vjp
@@ -175,7 +175,7 @@ class NamedForms(GeneralEngine):
     def _d_symbol(self, sym: sympy.Symbol, by: Variation) -> sympy.Expr:
         if sym == by.symbol:
             return sympy.Integer(1)
-        m = _POWER_SUMS.get(sym)
+        m = monomial_of(sym)
         if m is not None:
             return self._d_monomial(m, by).total()
         for layer in self.layers.values():
@@ -188,7 +188,7 @@ class NamedForms(GeneralEngine):
             if sym == named.symbol:
                 dr = self._d_scalar(named.radicand, by)
                 return dr / (2 * sym) if dr != 0 else ZERO
-        radicand = _ROOTS.get(sym)
+        radicand = radicand_of(sym)
         if radicand is not None:
             dr = self._d_scalar(radicand, by)
             return dr / (2 * sym) if dr != 0 else ZERO

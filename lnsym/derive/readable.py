@@ -24,7 +24,7 @@ from lnsym import ir
 from lnsym.derive.named import Layer, NamedRoot
 from lnsym.engines.general import VectorForm, power_sum
 from lnsym.engines.general.substitution import AtomSubstitution, Hypotheses
-from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
+from lnsym.engines.general.symbols import Monomial, PowerSum, Root, monomial_of
 from lnsym.engines.general.vector_form import Form
 from lnsym.errors import UnsupportedError
 
@@ -176,7 +176,7 @@ class Reader:
         rep: dict[sympy.Symbol, sympy.Expr] = {}
         # In a fixed order: the names made here order SymPy's terms (whatever the hash seed).
         for sym in sorted(f.free_symbols, key=sympy.default_sort_key):
-            m = _POWER_SUMS.get(sym)
+            m = monomial_of(sym)
             if m is None:
                 continue
             if len(m) == 2:
@@ -244,9 +244,9 @@ class Reader:
         if f.is_Symbol:
             if f in self._names:
                 return self._names[f]
-            if f in _ROOTS:
-                return ir.sqrt(self._scalar_of(self._named(_ROOTS[f])))
-            if f in _POWER_SUMS:
+            if isinstance(f, Root):
+                return ir.sqrt(self._scalar_of(self._named(f.radicand)))
+            if isinstance(f, PowerSum):
                 return self._scalar_of(self._named(f))
             return ir.Const(f)
         if f.is_number:

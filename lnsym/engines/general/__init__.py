@@ -24,7 +24,7 @@ True
 
 The engine is one concept per module, each importing only those listed before it:
 
-- ``symbols`` — the interned power-sum and root symbols;
+- ``symbols`` — power-sum and root symbols (each is what it stands for: no registry);
 - ``algebra`` — √, fractions modulo r² = R, the zero test, canonical forms, size limits;
 - ``vector_form`` — vector normal forms Σ c_m·m;
 - ``derivatives`` — directional derivatives and gradients;

@@ -10,10 +10,11 @@ every root, and expanded.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import sympy
 
-from lnsym.engines.general.symbols import _DEPTH, _ROOT_OF, _ROOTS, _roots_in, exact_sqrt
+from lnsym.engines.general.symbols import Root, exact_sqrt, roots_in
 from lnsym.errors import DomainError, UnsupportedError
 
 #: The general engine's deterministic work limit: an upper bound on the number of terms of
@@ -29,27 +30,19 @@ ROOT_DEPTH_LIMIT = 2
 RESIDUAL_LIMIT = 200
 
 
+@lru_cache(maxsize=4096)
 def root(radicand: sympy.Expr) -> sympy.Expr:
-    """√radicand: an exact SymPy root for numbers, otherwise an interned root symbol.
+    """√radicand: an exact SymPy root for numbers, otherwise a root symbol.
+
+    Remembered per radicand as written (the same variance is rooted by claim after claim):
+    the result is a function of the radicand's structure alone, so nothing of one claim
+    reaches another through it.
 
     Raises:
         DomainError: for a negative number.
         UnsupportedError: past :data:`ROOT_DEPTH_LIMIT`.
     """
-    # Remembered per radicand as written: the same variance is rooted by claim after claim,
-    # and the canonical forms below are most of the general engine's time.
-    found = _ROOT_CALLS.get(radicand)
-    if found is None:
-        found = _ROOT_CALLS[radicand] = _root(radicand)
-    return found
-
-
-#: root's results by radicand (as interned as the root symbols themselves).
-_ROOT_CALLS: dict[sympy.Expr, sympy.Expr] = {}
-
-
-def _root(radicand: sympy.Expr) -> sympy.Expr:
-    depth = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
+    depth = 1 + max((r.depth for r in roots_in(radicand)), default=0)
     if depth > ROOT_DEPTH_LIMIT:
         raise UnsupportedError(
             f"too large for the general engine: square roots nested {depth} deep "
@@ -63,14 +56,7 @@ def _root(radicand: sympy.Expr) -> sympy.Expr:
     outside, radicand = _square_factors(radicand)
     if radicand.is_number:  # the whole radicand was a square
         return outside * exact_sqrt(radicand)
-    sym = _ROOT_OF.get(radicand)
-    if sym is None:
-        depth = 1 + max((_DEPTH[r] for r in _roots_in(radicand)), default=0)
-        sym = sympy.Symbol(f"√({sympy.sstr(radicand)})", nonnegative=True)
-        _ROOTS[sym] = radicand
-        _ROOT_OF[radicand] = sym
-        _DEPTH[sym] = depth
-    return outside * sym
+    return outside * Root(radicand)
 
 
 def _square_factors(radicand: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
@@ -107,8 +93,8 @@ def _reduce_powers(f: sympy.Expr) -> sympy.Expr:
     """Replace r**k (k ≥ 2) by R**(k//2)·r**(k%2) in an expanded polynomial."""
     rep = {}
     for p in f.atoms(sympy.Pow):
-        if p.base in _ROOTS and p.exp.is_Integer and p.exp >= 2:
-            rep[p] = _ROOTS[p.base] ** (p.exp // 2) * p.base ** (p.exp % 2)
+        if isinstance(p.base, Root) and p.exp.is_Integer and p.exp >= 2:
+            rep[p] = p.base.radicand ** (p.exp // 2) * p.base ** (p.exp % 2)
     return f.xreplace(rep) if rep else f
 
 
@@ -222,17 +208,17 @@ def canonical(f: sympy.Expr, limit: int = TERM_LIMIT) -> sympy.Expr:
     if not isinstance(f, sympy.Expr):
         raise UnsupportedError(f"not a scalar expression: {f!r}")
     num, den = _fraction(f, limit)
-    for r in _roots_in(den):
+    for r in roots_in(den):
         while den.has(r):
             a, b = den.coeff(r, 0), den.coeff(r, 1)
             # num/den = num·(a − b·r) / (a² − b²·R): the same bound as one fraction, then
             # numerator and denominator split apart (each is a polynomial but for R).
-            upper, lower = num * (a - b * r), a**2 - b**2 * _ROOTS[r]
+            upper, lower = num * (a - b * r), a**2 - b**2 * r.radicand
             _check_size(upper / lower, limit)
             n1, d1 = _split(upper)
             n2, d2 = _split(lower)
             num, den = _reduced(n1 * d2, d1 * n2)
-    roots = _roots_in(num)
+    roots = roots_in(num)
     if not roots:
         return sympy.cancel(num / den)
     terms = sympy.Poly(num, *roots).as_dict()

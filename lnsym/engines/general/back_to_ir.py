@@ -11,7 +11,7 @@ from functools import reduce
 import sympy
 
 from lnsym import ir
-from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial, _has_special
+from lnsym.engines.general.symbols import Monomial, PowerSum, Root, has_special
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import UnsupportedError
 
@@ -35,20 +35,21 @@ def _monomial_expr(m: Monomial) -> ir.Expr:
 
 
 def _scalar_expr(f: sympy.Expr) -> ir.Expr:
-    if not _has_special(f):
+    if not has_special(f):
         return ir.Const(f)
     if f.is_Symbol:
-        if f in _ROOTS:
-            return ir.Power(_scalar_expr(_ROOTS[f]), sympy.Rational(1, 2))
-        m = _POWER_SUMS[f]
+        if isinstance(f, Root):
+            return ir.Power(_scalar_expr(f.radicand), sympy.Rational(1, 2))
+        assert isinstance(f, PowerSum)
+        m = f.monomial
         if len(m) == 1:
             return ir.Dot(ir.Ones(), ir.VectorAtom(m[0]))
         return ir.Dot(ir.VectorAtom(m[0]), _monomial_expr(m[1:]))
     if f.is_Add or f.is_Mul:
         # Keep the parts free of power sums and roots together as one constant.
         parts = f.as_ordered_terms() if f.is_Add else f.as_ordered_factors()
-        plain = f.func(*(p for p in parts if not _has_special(p)))
-        nodes = [_scalar_expr(p) for p in parts if _has_special(p)]
+        plain = f.func(*(p for p in parts if not has_special(p)))
+        nodes = [_scalar_expr(p) for p in parts if has_special(p)]
         if plain != f.func.identity:
             nodes.insert(0, ir.Const(plain))
         return (ir.ScalarSum if f.is_Add else ir.ScalarProduct)(tuple(nodes))

@@ -19,7 +19,7 @@ from functools import lru_cache
 import sympy
 from sympy.core.sorting import default_sort_key
 
-from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
+from lnsym.engines.general.symbols import Monomial, PowerSum, Root
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import UnsupportedError
 
@@ -57,16 +57,15 @@ def _d_scalar(f: sympy.Expr, wrt: str, direction: VectorForm) -> sympy.Expr:
 
 @lru_cache(maxsize=4096)
 def _d_symbol(sym: sympy.Symbol, wrt: str, direction: VectorForm) -> sympy.Expr:
-    m = _POWER_SUMS.get(sym)
-    if m is not None:
+    if isinstance(sym, PowerSum):
+        m = sym.monomial
         k = m.count(wrt)
         if not k:
             return sympy.Integer(0)
         rest = VectorForm.monomial(_without_one(m, wrt))
         return k * rest.hadamard(direction).total()
-    radicand = _ROOTS.get(sym)
-    if radicand is not None:
-        dr = _d_scalar(radicand, wrt, direction)
+    if isinstance(sym, Root):
+        dr = _d_scalar(sym.radicand, wrt, direction)
         return dr / (2 * sym) if dr != 0 else sympy.Integer(0)
     return sympy.Integer(0)
 
@@ -91,7 +90,7 @@ _NOT_FUNCTIONS = (sympy.Derivative, sympy.Subs, sympy.DiracDelta, sympy.Heavisid
 def _d_by_scalar(f: sympy.Expr, wrt: sympy.Symbol) -> sympy.Expr:
     total = sympy.diff(f, wrt)  # with power sums and roots held fixed
     for sym in sorted(f.free_symbols, key=default_sort_key):
-        if sym in _ROOTS:
+        if isinstance(sym, Root):
             dr = _d_root_by_scalar(sym, wrt)
             if dr != 0:
                 total += sympy.diff(f, sym) * dr
@@ -104,8 +103,8 @@ def _d_by_scalar(f: sympy.Expr, wrt: sympy.Symbol) -> sympy.Expr:
 
 
 @lru_cache(maxsize=4096)
-def _d_root_by_scalar(r: sympy.Symbol, wrt: sympy.Symbol) -> sympy.Expr:
-    dr = _d_by_scalar(_ROOTS[r], wrt)
+def _d_root_by_scalar(r: Root, wrt: sympy.Symbol) -> sympy.Expr:
+    dr = _d_by_scalar(r.radicand, wrt)
     return dr / (2 * r) if dr != 0 else sympy.Integer(0)
 
 
@@ -118,13 +117,12 @@ def _read_gradient(df: sympy.Expr) -> VectorForm:
     """The vector g with df = ⟨g, probe⟩, for df linear in the probe atom."""
     out: dict[Monomial, sympy.Expr] = {}
     for sym in sorted(df.free_symbols, key=default_sort_key):
-        m = _POWER_SUMS.get(sym)
-        if m is None or PROBE not in m:
+        if not isinstance(sym, PowerSum) or PROBE not in sym.monomial:
             continue
         coefficient = sympy.diff(df, sym)
-        rest = _without_one(m, PROBE)
+        rest = _without_one(sym.monomial, PROBE)
         if PROBE in rest or any(
-            PROBE in (_POWER_SUMS.get(s) or ()) for s in coefficient.free_symbols
+            isinstance(s, PowerSum) and PROBE in s.monomial for s in coefficient.free_symbols
         ):
             raise UnsupportedError("the derivative is not linear in its direction")
         out[rest] = out.get(rest, 0) + coefficient

@@ -11,7 +11,7 @@ from typing import Any
 import sympy
 
 from lnsym import ir
-from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial, exact_sqrt
+from lnsym.engines.general.symbols import Monomial, PowerSum, Root, exact_sqrt
 from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import DomainError
 
@@ -43,16 +43,16 @@ def instantiate(
 
     def value_of(sym: sympy.Symbol) -> sympy.Expr:
         if sym not in values:
-            if sym in _POWER_SUMS:
-                m = _POWER_SUMS[sym]
+            if isinstance(sym, PowerSum):
+                m = sym.monomial
                 missing = [a for a in m if a not in atoms]
                 if missing or dim is None:
                     raise DomainError(
                         f"no value given for the vector {missing[0] if missing else m}"
                     )
                 values[sym] = sympy.Add(*(coordinate(m, i) for i in range(dim)))
-            elif sym in _ROOTS:
-                values[sym] = exact_sqrt(scalar_value(_ROOTS[sym]))
+            elif isinstance(sym, Root):
+                values[sym] = exact_sqrt(scalar_value(sym.radicand))
             else:
                 raise DomainError(f"no value given for the symbol {sym}")
         return values[sym]

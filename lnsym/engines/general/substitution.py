@@ -13,7 +13,7 @@ import sympy
 
 from lnsym import ir
 from lnsym.engines.general.algebra import root
-from lnsym.engines.general.symbols import _POWER_SUMS, _ROOTS, Monomial
+from lnsym.engines.general.symbols import Monomial, PowerSum, Root
 from lnsym.engines.general.vector_form import Form, VectorForm
 
 
@@ -36,10 +36,10 @@ class Rewriter:
         if sym in self._memo:
             return self._memo[sym]
         new: sympy.Expr | None
-        if sym in _POWER_SUMS:
-            new = self.power_sum(_POWER_SUMS[sym])
-        elif sym in _ROOTS:
-            radicand = _ROOTS[sym]
+        if isinstance(sym, PowerSum):
+            new = self.power_sum(sym.monomial)
+        elif isinstance(sym, Root):
+            radicand = sym.radicand
             rewritten = self.scalar(radicand)
             new = None if rewritten == radicand else root(rewritten)
         else:

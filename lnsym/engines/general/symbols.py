@@ -1,32 +1,103 @@
-"""Power-sum and root symbols: the interned SymPy symbols a scalar normal form is built of.
+"""Power-sum and root symbols: the SymPy symbols a scalar normal form is built of.
 
 A power sum S[m] = Σᵢ Πₐ∈m aᵢ stands for a monomial m of vector atoms; a root symbol r
-stands for √R and remembers R (the relation r² = R is used by
-:mod:`lnsym.engines.general.algebra`, which also makes the roots). Both kinds are interned
-in the registries below, so equal objects are the same symbol; every module of the engine
-reads them from here.
+stands for √R (the relation r² = R is used by :mod:`lnsym.engines.general.algebra`, which
+also makes the roots). Each symbol *is* what it stands for: its identity (equality, hash) is
+its monomial or its radicand, structurally — a radicand in a real c and one in a positive c
+are two roots, however alike they print — and nothing is kept in a registry, so no state
+passes from one claim to the next.
+
+>>> from lnsym import ir
+>>> power_sum(("z", "z")), power_sum(("z", "z")).monomial
+(S[z·z], ('z', 'z'))
+>>> r = Root(power_sum(("z",)) + ir.eps)
+>>> r, r.radicand, r == Root(power_sum(("z",)) + ir.eps)
+(√(S[z] + epsilon), S[z] + epsilon, True)
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 import sympy
+from sympy.core.cache import cacheit
 from sympy.core.sorting import default_sort_key
 
 from lnsym import ir
 
 Monomial = tuple[str, ...]
 
-# Interned symbols: what each power sum sums, and each root's radicand and nesting depth.
-_POWER_SUMS: dict[sympy.Symbol, Monomial] = {}
-_ROOTS: dict[sympy.Symbol, sympy.Expr] = {}
-_ROOT_OF: dict[sympy.Expr, sympy.Symbol] = {}
-_DEPTH: dict[sympy.Symbol, int] = {}
-
 
 def _is_square(m: Monomial) -> bool:
     return all(m.count(a) % 2 == 0 for a in set(m))
 
 
+class PowerSum(sympy.Symbol):
+    """S[m] for a sorted monomial m of atom names: nonnegative when m is a square.
+
+    Its name is written from m (atom names never contain "·" or "]", so it is unique to m),
+    but what makes two power sums equal is the monomial itself.
+    """
+
+    __slots__ = ("monomial",)
+
+    monomial: Monomial
+
+    def __new__(cls, monomial: Monomial) -> PowerSum:
+        name = "S[" + "·".join(monomial) + "]"
+        if _is_square(monomial):
+            obj = sympy.Symbol.__xnew__(cls, name, nonnegative=True)
+        else:
+            obj = sympy.Symbol.__xnew__(cls, name, real=True)
+        obj.monomial = monomial
+        return obj
+
+    def __getnewargs_ex__(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return ((self.monomial,), {})
+
+    def _hashable_content(self) -> tuple[Any, ...]:
+        return (self.monomial,)
+
+
+class Root(sympy.Symbol):
+    """r = √radicand, nonnegative, for a canonical radicand that is not a number.
+
+    Equal exactly when the radicands are equal as SymPy expressions (symbols with their
+    assumptions, floats with their binary value). ``depth`` counts the nesting of roots.
+    """
+
+    __slots__ = ("radicand", "depth")
+
+    radicand: sympy.Expr
+    depth: int
+
+    def __new__(cls, radicand: sympy.Expr) -> Root:
+        obj = sympy.Symbol.__xnew__(cls, "√", nonnegative=True)
+        obj.radicand = radicand
+        obj.depth = 1 + max((r.depth for r in roots_in(radicand)), default=0)
+        return obj
+
+    def __getnewargs_ex__(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return ((self.radicand,), {})
+
+    def _hashable_content(self) -> tuple[Any, ...]:
+        return (self.radicand,)
+
+    @cacheit
+    def sort_key(self, order: Any = None) -> Any:
+        # Ordered by the radicand's structure (Symbol's key holds only the name).
+        one = sympy.Integer(1)
+        return self.class_key(), (1, (self.radicand.sort_key(order),)), one.sort_key(), one
+
+    def _sympystr(self, printer: Any) -> str:
+        return f"√({printer._print(self.radicand)})"
+
+    def _latex(self, printer: Any) -> str:
+        return rf"\sqrt{{{printer._print(self.radicand)}}}"
+
+
+@lru_cache(maxsize=4096)
 def power_sum(m: Monomial) -> sympy.Expr:
     """S[m] = Σᵢ Πₐ∈m aᵢ; the empty monomial gives d.
 
@@ -35,16 +106,17 @@ def power_sum(m: Monomial) -> sympy.Expr:
     """
     if not m:
         return ir.d
-    m = tuple(sorted(m))
-    name = "S[" + "·".join(m) + "]"
-    sym = sympy.Symbol(name, nonnegative=True) if _is_square(m) else sympy.Symbol(name, real=True)
-    _POWER_SUMS.setdefault(sym, m)
-    return sym
+    return PowerSum(tuple(sorted(m)))
 
 
-def radicand_of(sym: sympy.Symbol) -> sympy.Expr | None:
+def monomial_of(sym: sympy.Basic) -> Monomial | None:
+    """m for a power sum S[m], or None for any other symbol."""
+    return sym.monomial if isinstance(sym, PowerSum) else None
+
+
+def radicand_of(sym: sympy.Basic) -> sympy.Expr | None:
     """R for a root symbol r = √R, or None for any other symbol."""
-    return _ROOTS.get(sym)
+    return sym.radicand if isinstance(sym, Root) else None
 
 
 def exact_sqrt(x: sympy.Expr) -> sympy.Expr:
@@ -59,14 +131,15 @@ def exact_sqrt(x: sympy.Expr) -> sympy.Expr:
         return sympy.Pow(x, sympy.Rational(1, 2), evaluate=False)
 
 
-def _roots_in(f: sympy.Expr) -> list[sympy.Symbol]:
+def roots_in(f: sympy.Expr) -> list[Root]:
     """Root symbols of ``f``, outermost (deepest nesting) first."""
-    found = [s for s in f.free_symbols if s in _ROOTS]
-    return sorted(found, key=lambda s: (-_DEPTH[s], default_sort_key(s)))
+    found = [s for s in f.free_symbols if isinstance(s, Root)]
+    return sorted(found, key=lambda s: (-s.depth, default_sort_key(s)))
 
 
-def _has_special(f: sympy.Expr) -> bool:
-    return any(s in _POWER_SUMS or s in _ROOTS for s in f.free_symbols)
+def has_special(f: sympy.Expr) -> bool:
+    """Whether ``f`` holds a power sum or a root symbol."""
+    return any(isinstance(s, PowerSum | Root) for s in f.free_symbols)
 
 
 def mentions_vectors(f: sympy.Expr) -> bool:
@@ -77,5 +150,6 @@ def mentions_vectors(f: sympy.Expr) -> bool:
     (True, False)
     """
     return any(
-        s in _POWER_SUMS or (s in _ROOTS and mentions_vectors(_ROOTS[s])) for s in f.free_symbols
+        isinstance(s, PowerSum) or (isinstance(s, Root) and mentions_vectors(s.radicand))
+        for s in f.free_symbols
     )
