@@ -150,6 +150,7 @@ class MatrixAtom(MatrixNode):
     rows: sympy.Expr
     cols: sympy.Expr
     positive: bool = False
+    names_an_atom: ClassVar[bool] = True
 
     @property
     def shape(self) -> Shape:

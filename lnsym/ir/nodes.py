@@ -56,6 +56,7 @@ from lnsym.ir.primitives import negate as negate
 from lnsym.ir.primitives import power as power
 from lnsym.ir.primitives import shown as shown
 from lnsym.ir.primitives import substitution as substitution
+from lnsym.ir.written import check_definition
 
 
 class Defined(Expr):
@@ -76,9 +77,29 @@ class Defined(Expr):
         written = cls.__dict__.get("definition")
         if written is not None and not hasattr(written, "computed"):
             cls.definition = kept_on_node("_definition", written)  # type: ignore[method-assign,assignment]
+        # A subclass's own __post_init__ still ends with the check of its definition.
+        own = cls.__dict__.get("__post_init__")
+        if own is not None and not hasattr(own, "checks_definition"):
+            cls.__post_init__ = _then_check_definition(own)  # type: ignore[method-assign]
+
+    def __post_init__(self) -> None:
+        """Refuse a definition that uses what no field holds (lnsym.ir.written): every walk
+        that decides soundness reads the fields."""
+        check_definition(self)
+
+    __post_init__.checks_definition = True  # type: ignore[attr-defined]
 
     def definition(self) -> Expr:
         raise NotImplementedError
+
+
+def _then_check_definition(post_init: Any) -> Any:
+    def checked(self: Defined) -> None:
+        post_init(self)
+        check_definition(self)
+
+    checked.checks_definition = True  # type: ignore[attr-defined]
+    return checked
 
 
 # ---------------------------------------------------------------------------------------

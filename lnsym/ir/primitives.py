@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import sympy
 
@@ -45,8 +45,9 @@ class Expr:
 
     # The hash, once computed: a dataclass hashes the tuple of its fields, which walks the
     # whole subtree at every dictionary lookup — the engines' memo tables do millions. The
-    # children, a defined node's definition and a matrix's shape are kept once found too.
-    __slots__ = ("_hash", "_children", "_definition", "_shape")
+    # children, a defined node's definition, a matrix's shape and what a node is written in
+    # (lnsym.ir.written) are kept once found too.
+    __slots__ = ("_hash", "_children", "_definition", "_shape", "_written")
     # SymPy's operators defer to an operand with a higher _op_priority, so that
     # ``sympy_expr * vector`` reaches our __rmul__ instead of failing inside SymPy.
     _op_priority = 100.0
@@ -192,6 +193,7 @@ class VectorAtom(VectorNode):
     """A named vector variable in ℝ^d."""
 
     name: str
+    names_an_atom: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _ATOM_NAME.match(self.name):
@@ -290,9 +292,45 @@ class Substitution(Expr):
     target: Expr  # a VectorAtom or a Const holding a SymPy symbol
     value: Expr
 
+    def __post_init__(self) -> None:
+        _check_admissible(self.target, self.value)
+
     @property
     def kind(self) -> str:
         return self.expr.kind
+
+
+def _check_admissible(target: Expr, value: Expr) -> None:
+    """Refuse a value that breaks an assumption of the symbol it replaces.
+
+    SymPy simplifies constants when they are built, using their symbols' assumptions: for a
+    positive p, √(p²) is p. Evaluated at p = −1 that constant would read −1, not |−1|. So a
+    symbol declared positive (or with any assumption beyond real) is replaced only by a
+    value known to satisfy its assumptions; the others are refused here, before any engine
+    could read the simplified constant at a point where the simplification is false.
+    """
+    sym = target.value if isinstance(target, Const) else None
+    if not isinstance(sym, sympy.Symbol) or sym.assumptions0 == _REAL:
+        return
+    from lnsym.ir.signs import admissible  # signs reads the nodes built from this module
+
+    if not admissible(target, value):
+        if sym.is_positive:
+            held = f"{sym} is positive"
+        else:
+            facts = sorted(k for k, v in sym.assumptions0.items() if v and k not in _PLAIN)
+            held = f"{sym} is {', '.join(facts)}"
+        raise ExpressionError(
+            f"cannot evaluate at {sym} = {shown(value, 'text')}: {held} and the value is not "
+            f"known to be, while constants built with {sym} may already have been simplified "
+            f"with it (for a positive p, √(p²) is built as p); write the expression with a "
+            f"real scalar (lnsym.scalar) in place of {sym} and substitute that"
+        )
+
+
+#: Facts every real symbol has; the rest is what a substitution must respect.
+_PLAIN = frozenset({"commutative", "complex", "real", "extended_real", "finite", "hermitian"})
+_REAL = sympy.Symbol("x", real=True).assumptions0
 
 
 def substitution(expr: Any, target: Any, value: Any) -> Expr:

@@ -153,7 +153,8 @@ def admissible(target: ir.Expr, value: ir.Expr) -> bool:
 
     A vector atom ranges over all of ℝ^d, so any real vector value is admissible. A scalar
     symbol admits a value only when the value is known to have the symbol's assumptions
-    (real; positive); a symbol with other assumptions admits nothing.
+    (real; positive); a symbol with other assumptions admits a constant for which SymPy
+    decides every one of them alike (an integer symbol admits 3, not 1/2 or a real c).
     """
     if not is_real(value):
         return False
@@ -166,6 +167,10 @@ def admissible(target: ir.Expr, value: ir.Expr) -> bool:
         return True
     if sym.assumptions0 == _POSITIVE:
         return sign(value) == POSITIVE
+    if isinstance(value, ir.Const):  # every assumption decided alike for the constant
+        return all(
+            getattr(value.value, f"is_{key}") is held for key, held in sym.assumptions0.items()
+        )
     return False
 
 

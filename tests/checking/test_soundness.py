@@ -125,16 +125,12 @@ REFUTABLE = {
     "sign.half_lipschitz": Le(norm(JH) ** 2, norm(h) ** 2 / (2 * eps)),
     "sign.mean_square_below_variance": Le(mean(z) ** 2, q),
     "sign.wrong_certificate_identity": false_le(q, 1, 1 - q),
-    # substitution must not carry the replaced symbol's assumptions
-    "subs.eps_negative_in_norm": Eq(norm(eps * z).subs(eps, -1), -norm(z)),
-    "subs.positive_symbol_negative_in_norm": Eq(norm(p * z).subs(p, -1), -norm(z)),
-    "subs.positive_symbol_by_unknown": false_le(
-        0, as_scalar(p).subs(p, c), as_scalar(p).subs(p, c)
-    ),
-    "subs.eps_by_negative": false_le(0, as_scalar(eps).subs(eps, -1), as_scalar(eps).subs(eps, -1)),
-    "subs.eps_by_minus_var": false_le(
-        0, as_scalar(eps).subs(eps, -q), as_scalar(eps).subs(eps, -q)
-    ),
+    # substitution must not carry the replaced symbol's assumptions (a positive symbol is
+    # never replaced by a value not known positive: REFUSED_AT_BUILD; a real one may be)
+    "subs.real_negative_in_norm": Eq(norm(k * z).subs(k, -1), -norm(z)),
+    "subs.real_by_unknown": false_le(0, as_scalar(k).subs(k, c), as_scalar(k).subs(k, c)),
+    "subs.real_root_of_square": Eq(root(k**2).subs(k, -1), -1),
+    "subs.real_in_core_root": Eq(core(z, root(k**2)).subs(k, -1), core(z, -1)),
     "subs.vector_value": Eq(var(z).subs(z, c * ones + h), var(z)),
     "subs.vector_value_sign": false_le(0, mean(z).subs(z, h), mean(z).subs(z, h)),
     # small-d-only truths (true at d = 1, false from d = 2 on)
@@ -167,7 +163,7 @@ REFUTABLE = {
     "layer.gain_gradient_sums_over_features": Eq(
         vjp(layer_norm(z, gamma, beta), gamma, g), dot(g, u) * ones
     ),
-    "subs.idealized_by_substitution": Eq(u.subs(eps, 0), u),
+    "subs.idealized_by_substitution": Eq(core(z, k).subs(k, 0), core(z, k)),
     "sign.d_minus_two": false_le(2, d, d - 2),
 }
 
@@ -193,7 +189,7 @@ LEMMA_REFUTABLE = {
 UNREFUTABLE = {
     # false only for d ≥ 1000: beyond d ≤ 8
     "sign.root_of_999_minus_d": false_le(d, 999, root(as_scalar(999) - d) ** 2),
-    "subs.positive_symbol_by_999_minus_d": false_le(d, 999, as_scalar(p).subs(p, 999 - d)),
+    "subs.real_symbol_by_999_minus_d": false_le(d, 999, root(k**2).subs(k, 999 - d)),
     "small_d.true_up_to_eight": Eq(
         sympy.prod([d - i for i in range(1, 9)]) * q, sympy.Integer(0) * q
     ),
@@ -232,6 +228,41 @@ INCONSISTENT = {
 }
 
 
+#: A symbol with an assumption beyond real (ε, a positive p) replaced by a value not known
+#: to satisfy it: refused when the expression is built, since SymPy may already have used
+#: the assumption (√(p²) is built as p, √(ε²) as ε).
+REFUSED_AT_BUILD = {
+    "subs.eps_negative_in_norm": lambda: Eq(norm(eps * z).subs(eps, -1), -norm(z)),
+    "subs.positive_symbol_negative_in_norm": lambda: Eq(norm(p * z).subs(p, -1), -norm(z)),
+    "subs.positive_symbol_by_unknown": lambda: false_le(
+        0, as_scalar(p).subs(p, c), as_scalar(p).subs(p, c)
+    ),
+    "subs.eps_by_negative": lambda: false_le(
+        0, as_scalar(eps).subs(eps, -1), as_scalar(eps).subs(eps, -1)
+    ),
+    "subs.eps_by_minus_var": lambda: false_le(
+        0, as_scalar(eps).subs(eps, -q), as_scalar(eps).subs(eps, -q)
+    ),
+    "subs.eps_by_zero": lambda: Eq(u.subs(eps, 0), u),
+    "subs.positive_symbol_by_999_minus_d": lambda: false_le(
+        d, 999, as_scalar(p).subs(p, 999 - d)
+    ),
+    "subs.root_of_square_of_eps": lambda: Eq(root(eps**2).subs(eps, -1), -1),
+    "subs.root_of_square_in_core": lambda: Eq(
+        core(z, root(eps**2)).subs(eps, -1), core(z, -1)
+    ),
+    "subs.positive_root_of_square_by_real": lambda: false_le(
+        0, -root(p**2).subs(p, c), -root(p**2).subs(p, c)
+    ),
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(REFUSED_AT_BUILD))
+def test_a_substitution_breaking_an_assumption_is_refused_when_built(case_id):
+    with pytest.raises(ExpressionError, match="cannot evaluate at"):
+        REFUSED_AT_BUILD[case_id]()
+
+
 def _claim(case_id: str, subject) -> Claim:
     if isinstance(subject, Claim):
         return Claim(case_id, subject.statement, subject.assumptions, proof=subject.proof)
@@ -243,7 +274,7 @@ CHECKER = Checker(Options(engines=("general", "concrete"), timeout=None))
 
 def test_the_suite_is_large_enough():
     total = len(REFUTABLE) + len(LEMMA_REFUTABLE) + len(UNREFUTABLE) + len(INCONSISTENT)
-    total += len(UNJUSTIFIED)
+    total += len(UNJUSTIFIED) + len(REFUSED_AT_BUILD)
     assert total >= 60
 
 
@@ -369,7 +400,10 @@ def test_breaking_a_sign_rule_makes_the_suite_fail(monkeypatch, rule):
 )
 def test_breaking_a_realness_or_pairing_check_makes_the_suite_fail(monkeypatch, name, broken):
     monkeypatch.setattr(signs, name, broken)
-    assert _a_proved_case(ALL_CASES), f"no case notices a broken {name}"
+    cases = dict(ALL_CASES)
+    if name == "admissible":  # broken, it lets the substitutions refused when built be built
+        cases.update({case_id: build() for case_id, build in REFUSED_AT_BUILD.items()})
+    assert _a_proved_case(cases), f"no case notices a broken {name}"
 
 
 def test_breaking_a_lemma_schema_makes_the_suite_fail():

@@ -427,14 +427,15 @@ def test_undefined_dimensions_are_skipped_and_noted() -> None:
 def test_a_part_undefined_everywhere_is_undefined_under_a_derivative_too(
     direct: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # core(z)|_{ε=0} is 0/0 at every point of d = 1; its derivative in ε does not hold the
+    # core(z, k)|_{k=0} is 0/0 at every point of d = 1; its derivative in k does not hold the
     # perturbation, which must not make it 0 — on either symbolic route or at exact points.
     import lnsym.engines.concrete.engine as concrete
     from lnsym import diff
 
     monkeypatch.setattr(concrete, "DIRECT_RING", direct)
+    k = scalar("k")  # a real stabilizer: ε is positive and may not be set to 0
     for claim in [
-        Claim("core0.eps", Eq(diff(core(z).subs(eps, 0), eps), 0)),
+        Claim("core0.eps", Eq(diff(core(z, k).subs(k, 0), k), 0)),
         Claim("scaled", Eq(diff(core(z, 0) * c, c), core(z, 0))),
     ]:
         assert check_dimension(claim, 1).status == "undefined"

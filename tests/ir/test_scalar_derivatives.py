@@ -183,27 +183,36 @@ def test_the_derivative_of_a_kink_exists_only_away_from_it():
 
 
 def test_a_derivative_is_taken_before_its_symbol_is_evaluated():
-    # (∂u_ε/∂ε)|_{ε=0} = −u₀/(2q): differentiate, then set ε = 0 ...
-    at_zero = diff(core(z), eps).subs(eps, 0)
+    # (∂u_t/∂t)|_{t=0} = −u₀/(2q): differentiate, then set t = 0 (t a real stabilizer:
+    # ε itself is positive and may not be set to 0) ...
+    at_zero = diff(core(z, a), a).subs(a, 0)
     proved_by_every_engine(
         Claim("core.eps_at_0", Eq(at_zero, -core(z, 0) / (2 * var(z))), (nonconstant(z),))
     )
-    # ... whereas u₀ = u_ε|_{ε=0} no longer depends on ε at all.
-    proved_by_every_engine(Claim("core0.eps", Eq(diff(core(z).subs(eps, 0), eps), 0)))
-    found = refuted(Claim("swap", Eq(at_zero, diff(core(z).subs(eps, 0), eps)), expect="refuted"))
+    # ... whereas u₀ = u_t|_{t=0} no longer depends on t at all.
+    proved_by_every_engine(Claim("core0.eps", Eq(diff(core(z, a).subs(a, 0), a), 0)))
+    found = refuted(Claim("swap", Eq(at_zero, diff(core(z, a).subs(a, 0), a)), expect="refuted"))
     assert found.rhs == (0,) * found.d and found.lhs != found.rhs
 
 
 def test_evaluating_at_a_value_that_holds_the_symbol_does_not_capture_it():
-    # (∂(aε + ε²)/∂a)|_{ε=a} = ε|_{ε=a} = a, not ∂(a·a + a²)/∂a = 4a.
-    lhs = diff(a * eps + eps**2, a).subs(eps, a)
+    # (∂(ab + b²)/∂a)|_{b=a} = b|_{b=a} = a, not ∂(a·a + a²)/∂a = 4a.
+    lhs = diff(a * b + b**2, a).subs(b, a)
     engine = GeneralEngine()
     assert engine.decide(Eq(lhs, a)).proved
     assert not engine.decide(Eq(lhs, 4 * a)).proved
     proved_by_every_engine(Claim("capture", Eq(lhs, a)))
-    # the same for a substitution inside: ((εa)|_{a=1})|_{ε=a} = ε|_{ε=a} = a
-    inner = (eps * a + var(z)).subs(a, 1).subs(eps, a)
+    # the same for a substitution inside: ((ba)|_{a=1})|_{b=a} = b|_{b=a} = a
+    inner = (b * a + var(z)).subs(a, 1).subs(b, a)
     assert engine.decide(Eq(inner, a + var(z))).proved
+
+
+def test_a_positive_symbol_is_not_evaluated_where_it_is_not_positive():
+    # ε's positivity may already be used by SymPy (√(ε²) is ε): ε = 0 is refused when built.
+    with pytest.raises(ExpressionError, match="epsilon is positive"):
+        diff(core(z), eps).subs(eps, 0)
+    with pytest.raises(ExpressionError, match="k is positive"):
+        sqrt(k**2).subs(k, a)
 
 
 # -- refuted claims, with exact counterexamples --------------------------------------

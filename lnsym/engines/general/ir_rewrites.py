@@ -18,6 +18,7 @@ import sympy
 from lnsym import ir
 from lnsym.errors import ExpressionError, UnsupportedError
 from lnsym.ir.calculus import Diff, Jvp
+from lnsym.ir.written import written
 
 
 def chain_rule(e: ir.Expr) -> ir.Expr:
@@ -67,14 +68,9 @@ def chain_rule(e: ir.Expr) -> ir.Expr:
 
 
 def _symbols(e: ir.Expr) -> set[sympy.Symbol]:
-    """Every scalar symbol written in ``e`` (bound by a substitution or not)."""
-    found: set[sympy.Symbol] = set()
-    for node in ir.walk(e):
-        if isinstance(node, ir.Const):
-            found |= node.value.free_symbols
-        elif isinstance(node, ir.Power):
-            found |= node.exponent.free_symbols
-    return found
+    """Every scalar symbol written in ``e`` (bound by a substitution or not; a defined node's
+    definition uses none that its fields do not hold: lnsym.ir.written)."""
+    return set(written(e).symbols)
 
 
 def _replace_symbol(e: ir.Expr, sym: sympy.Symbol, value: sympy.Expr) -> ir.Expr:
