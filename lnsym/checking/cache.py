@@ -1,48 +1,49 @@
 """Results kept between runs: a claim's result, reused while nothing that decides it changes.
 
-A result is stored under a SHA-256 of everything its verdict depends on: the claim itself
-(every field, structurally — IR nodes, SymPy objects with their assumptions, premises and
-lemmas), the checking options that choose the evidence (engines, max_d, samples, seed), the
-source of the installed ``lnsym`` package, and the versions of Python, SymPy (with its ground
-types), mpmath, NumPy and python-flint. Change any of them and the result is checked afresh.
-Only results the engines reached within their deterministic limits are kept: one cut by the
-wall-clock safety net is not.
+A result is stored as a JSON record (:mod:`lnsym.checking.records`) named by a SHA-256 of
+everything its verdict depends on: the claim itself (its fingerprint,
+:func:`lnsym.checking.fingerprint.content_key`: every field, structurally — IR nodes, SymPy
+objects with their assumptions, premises and lemmas), the checking options that choose the
+evidence (engines, max_d, samples, seed), the source of the installed ``lnsym`` package, and
+the versions of Python, SymPy (with its ground types), mpmath, NumPy and python-flint. Change
+any of them and the result is checked afresh. Only results the engines reached within their
+deterministic limits are kept: one cut by the wall-clock safety net is not.
+
+A record names the fingerprints of its claim and options and is served only when both match
+what is asked: a record copied under another claim's name is a miss. Reading one runs no code
+(JSON, SymPy numbers rebuilt from a short list of classes); one that does not parse, has the
+wrong shape or names another claim is a miss and is removed, never an error.
 
 Claims that hold objects lnsym cannot key by content (a function or class from a user's
-module, say a lemma schema of their own) are never cached. The command line uses the cache
-unless ``--no-cache`` is given or ``$LNSYM_CACHE`` is ``off`` (directory: ``$LNSYM_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/lnsym``, else ``~/.cache/lnsym``); the Python API only when asked
-(``Options(cache_dir=...)``). Entries are Python pickles, so the directory must be writable
-by you alone, like any cache of Python objects.
+module, say a lemma schema of their own) are never cached, nor are results holding values a
+record cannot represent exactly. The command line uses the cache unless ``--no-cache`` is
+given or ``$LNSYM_CACHE`` is ``off`` (directory: ``$LNSYM_CACHE_DIR``, else
+``$XDG_CACHE_HOME/lnsym``, else ``~/.cache/lnsym``); the Python API only when asked
+(``Options(cache_dir=...)``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import enum
 import functools
 import hashlib
 import os
-import pickle
 import platform
 import re
 import sys
 import tempfile
-import types
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from lnsym.checking.fingerprint import content_key
+from lnsym.checking.records import FORMAT, NotRecordable, read_record, write_record
 from lnsym.engines.base import Outcome
 
 if TYPE_CHECKING:
     from lnsym.checking.claims import Claim, Result
 
-#: Bump when the stored format or the meaning of a key changes.
-FORMAT = 1
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
@@ -64,21 +65,33 @@ class ResultCache:
 
     def __init__(self, root: Path, settings: tuple[Any, ...]) -> None:
         self.root = Path(root) / f"results-{FORMAT}" / _environment()
-        self._options = settings
-        #: id of a claim → (the claim, its entry's path): a miss is a get, then a put, and
-        #: the key walks the whole claim. The claim stays alive, so its id stays its own.
-        self._paths: dict[int, tuple[Claim, Path | None]] = {}
+        self._settings = content_key(settings)
+        #: id of a claim → (the claim, its fingerprint, its record's path): a miss is a get,
+        #: then a put, and the fingerprint walks the whole claim. The claim stays alive, so
+        #: its id stays its own.
+        self._places: dict[int, tuple[Claim, str | None, Path | None]] = {}
 
     def get(self, claim: Claim) -> Result | None:
-        """The stored result of ``claim`` (with this very claim object), or None."""
-        path = self._path(claim)
-        if path is None or not path.is_file():
+        """The stored result of ``claim`` (with this very claim object), or None.
+
+        Only a record naming this claim's fingerprint and these settings is served; any
+        other file in its place is a miss, and is removed.
+        """
+        fingerprint, path = self._place(claim)
+        if fingerprint is None or path is None or self._settings is None:
             return None
         try:
-            result = pickle.loads(path.read_bytes())
-        except Exception:  # noqa: BLE001 — a damaged entry is only a miss
+            if not path.is_file():  # nothing there, or not a file lnsym writes
+                return None
+            data = path.read_bytes()
+        except OSError:
             return None
-        return dataclasses.replace(result, claim=claim)
+        try:
+            return read_record(data, claim, claim=fingerprint, settings=self._settings)
+        except Exception:  # noqa: BLE001 — BadRecord, or anything else a damaged record does
+            with contextlib.suppress(OSError):
+                path.unlink()  # never believed, and never in the way again
+            return None
 
     def put(self, claim: Claim, result: Result) -> None:
         """Keep ``result`` unless it depends on the clock; a failed write is only a miss."""
@@ -86,98 +99,39 @@ class ResultCache:
             return
         if any(e.detail.startswith("internal ") for e in result.evidence):
             return  # an engine crashed (perhaps out of memory): not a fact about the claim
-        path = self._path(claim)
-        if path is None:
+        if result.claim is not claim:
+            return  # a record is bound to the claim it names: only its own result goes there
+        fingerprint, path = self._place(claim)
+        if fingerprint is None or path is None or self._settings is None:
             return
         try:
-            data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # noqa: BLE001 — evidence that cannot be stored is not kept
+            data = write_record(result, claim=fingerprint, settings=self._settings)
+        except NotRecordable:  # evidence that cannot be stored exactly is not kept
             return
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             if self.root not in _TIDIED:
                 _forget_other_environments(self.root)
                 _TIDIED.add(self.root)
-            # Written beside its place and renamed: a reader never sees half an entry.
-            with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
+            # Written beside its place and renamed: a reader never sees half a record.
+            with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
                 tmp.write(data)
             os.replace(tmp.name, path)
         except OSError:
             with contextlib.suppress(OSError, NameError):
                 os.unlink(tmp.name)
 
-    def _path(self, claim: Claim) -> Path | None:
-        found = self._paths.get(id(claim))
+    def _place(self, claim: Claim) -> tuple[str | None, Path | None]:
+        """The claim's fingerprint and its record's path (None: the claim is not keyable)."""
+        found = self._places.get(id(claim))
         if found is None:
-            key = content_key((self._options, claim))
-            path = None if key is None else self.root / key[:2] / f"{key}.pickle"
-            found = self._paths[id(claim)] = (claim, path)
-        return found[1]
-
-
-def content_key(obj: Any) -> str | None:
-    """A SHA-256 of ``obj``'s structure, or None when it holds something not keyable."""
-    out: list[str] = []
-    try:
-        _encode(obj, out, {})
-    except _NotKeyable:
-        return None
-    return hashlib.sha256("\x00".join(out).encode("utf-8")).hexdigest()
-
-
-class _NotKeyable(Exception):
-    pass
-
-
-def _encode(obj: Any, out: list[str], seen: dict[int, int]) -> None:
-    """Append a description of ``obj`` that differs for any two objects that differ.
-
-    A part met twice (the same object) is written as a back-reference, so a claim built
-    with much sharing costs its number of distinct parts, not the size of its tree.
-    """
-    if obj is None or isinstance(obj, bool | int | float | str | Fraction):
-        out.append(f"{type(obj).__name__}:{obj!r}")
-        return
-    if id(obj) in seen:
-        out.append(f"ref:{seen[id(obj)]}")
-        return
-    seen[id(obj)] = len(seen)  # every part is alive (reachable from the key's root)
-    if isinstance(obj, sympy.Basic):
-        out.append("sympy:" + sympy.srepr(obj))
-    elif isinstance(obj, enum.Enum):
-        out.append(f"enum:{_lnsym_name(type(obj))}.{obj.name}")
-    elif isinstance(obj, tuple | list):
-        out.append(f"{type(obj).__name__}:{len(obj)}")
-        for item in obj:
-            _encode(item, out, seen)
-    elif isinstance(obj, frozenset | set):
-        parts = []
-        for item in obj:
-            inner: list[str] = []
-            _encode(item, inner, {})
-            parts.append("\x01".join(inner))
-        out.append(f"set:{len(parts)}")
-        out.extend(sorted(parts))
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out.append(f"dataclass:{_lnsym_name(type(obj))}")
-        for field in dataclasses.fields(obj):
-            out.append(field.name)
-            _encode(getattr(obj, field.name), out, seen)
-    elif isinstance(obj, type) or (isinstance(obj, types.FunctionType) and obj.__closure__ is None):
-        # Named code of lnsym, keyed by the package's source; a closure or a bound method
-        # would carry state its name does not show.
-        out.append(f"code:{_lnsym_name(obj)}")
-    else:
-        raise _NotKeyable(type(obj).__name__)
-
-
-def _lnsym_name(obj: Any) -> str:
-    """The qualified name of a class or function of lnsym itself (whose code is keyed by the
-    package's source); anything from elsewhere is not keyable."""
-    module = getattr(obj, "__module__", "") or ""
-    if module != "lnsym" and not module.startswith("lnsym."):
-        raise _NotKeyable(f"{module}.{getattr(obj, '__qualname__', '?')}")
-    return f"{module}.{obj.__qualname__}"
+            fingerprint = content_key(claim)
+            path = None
+            if fingerprint is not None and self._settings is not None:
+                key = hashlib.sha256(f"{self._settings}\x00{fingerprint}".encode()).hexdigest()
+                path = self.root / key[:2] / f"{key}.json"
+            found = self._places[id(claim)] = (claim, fingerprint, path)
+        return found[1], found[2]
 
 
 @functools.cache
@@ -200,19 +154,30 @@ def _environment() -> str:
 
 _TIDIED: set[Path] = set()
 _DIGEST = re.compile("[0-9a-f]{32}")
+_FORMATS = re.compile("results-[0-9]+")
 
 
 def _forget_other_environments(current: Path) -> None:
-    """Remove the results of other lnsym versions: they can never be read again."""
+    """Remove the results of other lnsym versions and record formats (pickles of format 1
+    included): they can never be read again."""
     for other in current.parent.iterdir():  # results-<FORMAT>/: only lnsym writes there
-        if other != current and other.is_dir() and _DIGEST.fullmatch(other.name):
+        if other != current and _is_folder(other) and _DIGEST.fullmatch(other.name):
             _remove_tree(other)
+    formats = current.parent
+    for other in formats.parent.iterdir():  # the cache directory: results-<n>/ are lnsym's
+        if other != formats and _is_folder(other) and _FORMATS.fullmatch(other.name):
+            _remove_tree(other)
+
+
+def _is_folder(path: Path) -> bool:
+    """A folder itself, not a link to one (whose target lnsym did not make)."""
+    return path.is_dir() and not path.is_symlink()
 
 
 def _remove_tree(path: Path) -> None:
     for child in sorted(path.rglob("*"), reverse=True):
         try:
-            child.rmdir() if child.is_dir() else child.unlink()
+            child.rmdir() if _is_folder(child) else child.unlink()
         except OSError:
             pass
     try:

@@ -76,16 +76,24 @@ class _Encoder:
             out.append(f"float:{obj.hex()}")
             return
         # Only SymPy objects and dataclasses (IR nodes) are numbered: their equality is
-        # structural, class included (a tuple of ints equals one of SymPy integers).
+        # structural, class included (a tuple of ints equals one of SymPy integers). Not a
+        # dataclass with a field its equality ignores (a lemma's schema): two such objects
+        # can be equal and still differ in what the fingerprint must see.
         numbered = isinstance(obj, sympy.Basic) or (
-            dataclasses.is_dataclass(obj) and not isinstance(obj, type)
+            dataclasses.is_dataclass(obj)
+            and not isinstance(obj, type)
+            and all(field.compare for field in dataclasses.fields(obj))
         )
         if numbered:
-            known = self.seen.get(obj)
+            try:
+                known = self.seen.get(obj)
+            except TypeError:  # a dataclass holding a dict: written out every time
+                known, numbered = None, False
             if known is not None:
                 out.append(f"ref:{known}")
                 return
-            self.seen[obj] = len(self.seen)
+            if numbered:
+                self.seen[obj] = len(self.seen)
         if isinstance(obj, sympy.Basic):
             self.sympy(obj)
         elif isinstance(obj, enum.Enum):
@@ -108,10 +116,9 @@ class _Encoder:
                 self.encode(value)
         elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             out.append(f"dataclass:{self.name(type(obj))}")
-            for field in dataclasses.fields(obj):
-                if field.compare:
-                    out.append(field.name)
-                    self.encode(getattr(obj, field.name))
+            for field in dataclasses.fields(obj):  # every field: a schema decides verdicts
+                out.append(field.name)
+                self.encode(getattr(obj, field.name))
         elif isinstance(obj, type) or (
             isinstance(obj, types.FunctionType) and obj.__closure__ is None
         ):
