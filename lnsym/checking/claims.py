@@ -32,6 +32,7 @@ from lnsym.checking.verdicts import Verdict
 from lnsym.engines.base import Counterexample
 from lnsym.engines.base import Evidence as Evidence
 from lnsym.errors import ExpressionError
+from lnsym.ir.namespace import check_namespace
 from lnsym.printing.evidence import counterexample_record, evidence_json
 from lnsym.printing.printer import latex, text
 
@@ -79,6 +80,10 @@ class Claim:
             if not isinstance(a, ir.Assumption):
                 raise ExpressionError(f"claim {self.id}: {a!r} is not an assumption")
         object.__setattr__(self, "assumptions", assumptions)
+        try:
+            check_namespace(self.statement, assumptions)
+        except ExpressionError as exc:
+            raise ExpressionError(f"claim {self.id}: {exc}") from None
         if self.expect not in ("holds", "refuted"):
             raise ExpressionError(f"claim {self.id}: expect must be 'holds' or 'refuted'")
         if self.require not in _REQUIRABLE:
