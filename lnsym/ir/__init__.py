@@ -78,3 +78,4 @@ from lnsym.ir.nodes import walk as walk
 from lnsym.ir.relations import Eq as Eq
 from lnsym.ir.relations import Le as Le
 from lnsym.ir.relations import Relation as Relation
+from lnsym.ir.signs import admissible as admissible  # installs the check of substitutions

@@ -300,6 +300,13 @@ class Substitution(Expr):
         return self.expr.kind
 
 
+#: The rule that decides whether a value satisfies the assumptions of the symbol it
+#: replaces: :func:`lnsym.ir.signs.admissible`, installed when that module is imported (the
+#: sign rules read every kind of node, so they sit above this module; ``lnsym.ir`` imports
+#: them). Without it, every substitution for such a symbol is refused.
+ADMISSIBLE: list[Callable[[Expr, Expr], bool]] = []
+
+
 def _check_admissible(target: Expr, value: Expr) -> None:
     """Refuse a value that breaks an assumption of the symbol it replaces.
 
@@ -312,9 +319,7 @@ def _check_admissible(target: Expr, value: Expr) -> None:
     sym = target.value if isinstance(target, Const) else None
     if not isinstance(sym, sympy.Symbol) or sym.assumptions0 == _REAL:
         return
-    from lnsym.ir.signs import admissible  # signs reads the nodes built from this module
-
-    if not admissible(target, value):
+    if not ADMISSIBLE or not ADMISSIBLE[0](target, value):
         if sym.is_positive:
             held = f"{sym} is positive"
         else:

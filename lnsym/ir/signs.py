@@ -29,8 +29,9 @@ from typing import Any
 
 import sympy
 
-from lnsym.ir import nodes as ir
+import lnsym.ir.nodes as ir
 from lnsym.ir.assumptions import Assumption, Nonconstant
+from lnsym.ir.primitives import ADMISSIBLE
 
 POSITIVE, NONNEGATIVE, UNKNOWN = "positive", "nonnegative", "unknown"
 
@@ -189,3 +190,8 @@ def _pairs_up(factors: list[ir.Expr]) -> bool:
             return False
         remaining.remove(first)
     return True
+
+
+# Substitutions are checked against this rule when they are built (looked up at each call,
+# so that a test breaking the rule breaks the check too).
+ADMISSIBLE[:] = [lambda target, value: admissible(target, value)]
