@@ -39,7 +39,7 @@ from lnsym.engines.general.vector_form import Form, VectorForm
 from lnsym.errors import UnsupportedError
 from lnsym.ir import signs as signs
 from lnsym.ir.calculus import Diff, Grad, Jvp, Vjp
-from lnsym.ir.layers import Normalization
+from lnsym.ir.layers import Core, LayerNorm, RMSNorm
 from lnsym.ir.matrices import has_matrices
 from lnsym.ir.names import d
 
@@ -223,7 +223,7 @@ class GeneralEngine:
         failure: tuple[str, ir.Relation, tuple[ir.Assumption, ...]] | None = None
         for cases in worlds(statement):
             try:
-                sliced = [slice_relation(statement, world) for world in cases]
+                sliced = [slice_relation(statement, world, assumptions) for world in cases]
             except Unsliceable:
                 continue
             # Outside the row world the claim's dimension assumptions speak of another axis:
@@ -253,7 +253,7 @@ class GeneralEngine:
         Binders (derivatives, substitutions) do not, since arguments equal under the
         assumptions need not have equal derivatives or values elsewhere.
         """
-        if type(a) is not type(b) or not isinstance(a, _POINTWISE):
+        if type(a) is not type(b) or type(a) not in _POINTWISE:
             return False
         differing = [(x, y) for x, y in zip(_fields(a), _fields(b), strict=True) if x != y]
         if not differing or not all(isinstance(x, ir.Expr) for pair in differing for x in pair):
@@ -265,10 +265,12 @@ class GeneralEngine:
         )
 
 
-#: Operations that act pointwise on their arguments (congruence applies to them).
-_POINTWISE = (
-    ir.Mean, ir.Var, ir.Center, ir.Norm, ir.Dot, ir.Hadamard, ir.Scaled, ir.Power, Normalization,
-)  # fmt: skip
+#: Operations that act pointwise on their arguments (congruence applies to them): lnsym's
+#: own, by exact type — a user's subclass could hide a derivative in its definition.
+_POINTWISE = frozenset({
+    ir.Mean, ir.Var, ir.Center, ir.Norm, ir.Dot, ir.Hadamard, ir.Scaled, ir.Power,
+    Core, LayerNorm, RMSNorm,
+})  # fmt: skip
 
 
 def _fields(e: ir.Expr) -> tuple[Any, ...]:

@@ -20,13 +20,19 @@ generic index into two cases, t = 1 and t ≠ 1, both of which must be proved.
 
 The world axis is renamed d in the sliced claim (and d renamed to it), so the general engine's
 dimension is the world's; a group world (group normalization with G groups) has dimension d/G.
+
+Every name the slice makes up is recorded with what it stands for (:class:`Made`), and is
+refused when the claim already uses it anywhere — its statement, its certificate, its
+assumptions — since the sliced claim keeps the assumptions and would read them as
+hypotheses on the made-up atom. A gradient refuses a variable that a made-up atom hides (an
+opaque product containing it): the slice would differentiate the atom as a constant.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,14 +103,59 @@ def worlds(statement: ir.Relation) -> Iterator[list[World]]:
         yield [World(axis, g, frozenset(split), first) for first in cases]
 
 
-def slice_relation(statement: ir.Relation, world: World) -> ir.Relation:
-    """The statement at the world's generic indices, as a claim of the one-axis IR.
+@dataclass(frozen=True)
+class Made:
+    """What a name made up by the slice stands for: the slice of ``source`` at the world's
+    generic indices — its row (``spread`` 1: the columns lie along the world) or its column
+    (``spread`` 0) there as a vector, restricted to the generic group in a group world, or
+    (``spread`` None) its entry. ``source`` is a matrix atom, an embedded vector of ℝ^d
+    (``row(γ)``: γ_j, or its group γ_g) or an opaque product."""
+
+    source: mx.MatrixNode
+    spread: int | None
+
+
+@dataclass(frozen=True)
+class SlicedSides:
+    """Both sides of a statement at the generic indices of one world, constants renamed;
+    a side may be a :class:`Summed`. ``made`` records what every made-up name stands for."""
+
+    lhs: Sliced
+    rhs: Sliced
+    made: Mapping[str, Made]
+    world: World
+
+
+def slice_sides(
+    statement: ir.Relation, world: World, assumptions: Iterable[ir.Assumption] = ()
+) -> SlicedSides:
+    """The two sides at the world's generic indices, each possibly a sum over an axis.
 
     Raises:
-        Unsliceable: when a side has no slice in this world.
+        Unsliceable: when a side has no slice in this world, or a made-up name is one of the
+            claim's names (statement, certificate or ``assumptions``).
     """
-    slicer = _Slicer(world, _names(statement))
+    slicer = _Slicer(world, namespace(statement, assumptions))
     lhs, rhs = slicer.slice(statement.lhs), slicer.slice(statement.rhs)
+    rename = _renaming(world)
+    return SlicedSides(
+        _rename_sliced(lhs, rename), _rename_sliced(rhs, rename), dict(slicer.made), world
+    )
+
+
+def slice_relation(
+    statement: ir.Relation, world: World, assumptions: Iterable[ir.Assumption] = ()
+) -> ir.Relation:
+    """The statement at the world's generic indices, as a claim of the one-axis IR.
+
+    ``assumptions`` are the claim's: a name the slice makes up must be none of their atoms,
+    which the sliced claim keeps.
+
+    Raises:
+        Unsliceable: when a side has no slice in this world, or a made-up name is taken.
+    """
+    sides = slice_sides(statement, world, assumptions)
+    lhs, rhs = sides.lhs, sides.rhs
     if isinstance(lhs, Summed) != isinstance(rhs, Summed):
         raise Unsliceable("one side is a sum over the batch and the other is not")
     if isinstance(lhs, Summed) and isinstance(rhs, Summed):
@@ -112,23 +163,52 @@ def slice_relation(statement: ir.Relation, world: World) -> ir.Relation:
             raise Unsliceable("the two sides are sums over different axes")
         lhs, rhs = lhs.body, rhs.body  # equal summands give equal sums
     assert isinstance(lhs, ir.Expr) and isinstance(rhs, ir.Expr)
-    rename = _renaming(world)
-    lhs, rhs = _map_constants(lhs, rename), _map_constants(rhs, rename)
     if isinstance(statement, ir.Le):
         return ir.Le(lhs, rhs)
     return ir.Eq(lhs, rhs)
 
 
-def _names(statement: ir.Relation) -> frozenset[str]:
-    """The names of the statement's vector atoms and scalar symbols: a name the slice makes
-    up must be none of them, or two different quantities would become one."""
+def namespace(statement: ir.Relation, assumptions: Iterable[ir.Assumption] = ()) -> frozenset[str]:
+    """Every name of a claim: its vector atoms and scalar symbols, in the statement (inside
+    definitions too), the certificate of an inequality and the assumptions. A name the slice
+    makes up must be none of them, or two different quantities would become one.
+
+    Raises:
+        Unsliceable: for a symbol named like an axis (n, d, m) that is not the axis: the
+            slice renames the axes, and the two would read alike.
+    """
+    roots: list[Any] = [statement.lhs, statement.rhs, *getattr(statement, "certificate", ())]
+    roots.extend(assumptions)
     out: set[str] = set()
-    for x in ir.walk(statement.lhs) + ir.walk(statement.rhs):
-        if isinstance(x, ir.VectorAtom):
-            out.add(x.name)
-        elif isinstance(x, ir.Const):
-            out |= {str(sym) for sym in x.value.free_symbols}
-    return frozenset(out)
+    symbols: set[sympy.Symbol] = set()
+    stack = roots
+    seen: set[int] = set()
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, sympy.Basic):
+            symbols |= {s for s in x.free_symbols if isinstance(s, sympy.Symbol)}
+        elif isinstance(x, tuple | list):
+            stack.extend(x)
+        elif isinstance(x, ir.Expr | ir.Assumption) and dataclasses.is_dataclass(x):
+            if isinstance(x, ir.VectorAtom):  # (a matrix atom's names are all made up)
+                out.add(x.name)
+            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+            if isinstance(x, ir.Defined):
+                stack.append(x.definition())
+    axes = {str(a): a for a in _INDEX}
+    for sym in symbols:
+        if axes.get(sym.name, sym) != sym:
+            raise Unsliceable(f"a symbol named {sym.name} that is not the axis {sym.name}")
+    return frozenset(out | {s.name for s in symbols})
+
+
+def _rename_sliced(x: Sliced, rename: dict[sympy.Symbol, sympy.Expr]) -> Sliced:
+    if isinstance(x, Summed):
+        return Summed(x.axis, _map_constants(x.body, rename))
+    return _map_constants(x, rename)
 
 
 def _renaming(world: World) -> dict[sympy.Symbol, sympy.Expr]:
@@ -163,12 +243,12 @@ class _Slicer:
         self.world = world
         self.taken = taken
         self.opaque: dict[tuple[Any, ...], ir.Expr] = {}
-        self.made: dict[str, Any] = {}  # each made-up name → what it stands for
+        self.made: dict[str, Made] = {}  # each made-up name → what it stands for
         self.depends: dict[sympy.Expr, set[str]] = {}  # axis → names that vary along it
 
-    def made_up(self, label: str, key: Any, sides: tuple[sympy.Expr, ...]) -> str:
+    def made_up(self, label: str, key: Made, sides: tuple[sympy.Expr, ...]) -> str:
         """``label`` for the quantity ``key`` whose generic indices are those of ``sides``:
-        refused if the statement uses it or it already stands for something else."""
+        refused if the claim uses it or it already stands for something else."""
         if label in self.taken or self.made.setdefault(label, key) != key:
             raise Unsliceable(f"the name {label} that the slice would give is already in use")
         for side in sides:
@@ -208,6 +288,7 @@ class _Slicer:
                 return self.slice(a)
             case Grad(expr=f, wrt=wrt) if self.row_world:
                 inner = self.slice(f)
+                self.refuse_hidden(inner, wrt)
                 if isinstance(inner, Summed):
                     return Summed(inner.axis, Grad(inner.body, wrt))
                 return Grad(inner, wrt)
@@ -225,16 +306,36 @@ class _Slicer:
         raise Unsliceable(f"{type(e).__name__} of matrices has no slice here")
 
     def plain(self, e: ir.Expr) -> ir.Expr:
-        """A node of the one-axis IR: itself at world d, a constant elsewhere."""
+        """A node of the one-axis IR: itself at world d, a constant elsewhere — where it
+        may mention no vector of ℝ^d, nor d inside a definition, which the renaming of the
+        axes would not reach."""
         if self.row_world:
             return e
-        if (
-            e.kind == "scalar"
-            and not ir.vector_atoms(e)
-            and not any(isinstance(x, ir.Ones) for x in ir.walk(e))
+        if e.kind == "scalar" and not any(
+            isinstance(x, ir.VectorAtom | ir.Ones | ir.Defined)
+            for x in ir.distinct_nodes(e, definitions=True)
         ):
             return e
-        raise Unsliceable("a vector of ℝ^d outside a matrix")
+        raise Unsliceable("a vector of ℝ^d, or a defined node, outside a matrix")
+
+    def refuse_hidden(self, inner: Sliced, variable: ir.Expr) -> None:
+        """Refuse a gradient by ``variable`` of ``inner`` when a made-up atom of ``inner``
+        other than the variable's own slice stands for something that contains it (an
+        opaque product such as X (V ⊙ γ)): differentiated as a free atom, it would count as a
+        constant."""
+        body = inner.body if isinstance(inner, Summed) else inner
+        names: set[str] = set()
+        for x in ir.distinct_nodes(body, definitions=True):
+            if isinstance(x, ir.VectorAtom):
+                names.add(x.name)
+            elif isinstance(x, ir.Const):
+                names |= {str(s) for s in x.value.free_symbols}
+        for name in sorted(names & self.made.keys()):
+            source = self.made[name].source
+            if source != variable and any(
+                x == variable for x in ir.distinct_nodes(source, definitions=True)
+            ):
+                raise Unsliceable(f"the variable of a gradient hidden in {name}")
 
     def added(self, parts: list[Sliced]) -> Sliced:
         sums = [p for p in parts if isinstance(p, Summed)]
@@ -290,7 +391,9 @@ class _Slicer:
         match e:
             case mx.MatrixAtom(name=name, rows=r, cols=c, positive=positive):
                 suffix = self.index(r) + self.index(c) + ("g" if self.world.groups else "")
-                label = self.made_up(f"{name}_{suffix}" if suffix else name, e, (r, c))
+                label = self.made_up(
+                    f"{name}_{suffix}" if suffix else name, Made(e, spread), (r, c)
+                )
                 if spread is not None:
                     return ir.VectorAtom(label)
                 symbol = (
@@ -321,16 +424,19 @@ class _Slicer:
                 return self.gradient(f, w, spread)
             case mx.SumAlong(arg=a, axis=axis):
                 return self.summed(a, a.shape[axis])
-            case mx.GroupSum(arg=a, groups=g) if self.world.groups == g:
-                inner = self.slice(a)
-                assert isinstance(inner, ir.Expr)
+            case mx.GroupSum(arg=a, groups=g) if spread == 1 and (
+                self.world.groups == g or (g == 1 and self.row_world)
+            ):
+                # Its groups lie along the columns: only where the columns are the world
+                # (spread 1) is the sum of a group a sum along the world vector.
+                inner = self.expr(a)
                 return ir.Scaled(ir.Dot(ir.Ones(), inner), ir.Ones())
             case layers.RowStandardize(arg=a, eps=eps) if spread == 1 and not self.world.groups:
                 return Core(self.expr(a), self.expr(eps))
             case layers.BatchStandardize(arg=a, eps=eps) if spread == 0:
                 return Core(self.expr(a), self.expr(eps))
-            case layers.GroupStandardize(arg=a, groups=g, eps=eps) if self.world.groups == g or (
-                g == 1 and spread == 1 and self.row_world
+            case layers.GroupStandardize(arg=a, groups=g, eps=eps) if spread == 1 and (
+                self.world.groups == g or (g == 1 and self.row_world)
             ):
                 return Core(self.expr(a), self.expr(eps))
             case layers.RowRMS(arg=a, eps=eps) if spread == 1 and not self.world.groups:
@@ -347,8 +453,7 @@ class _Slicer:
         wrt = self.slice(w)
         assert isinstance(wrt, ir.VectorAtom)
         inner = self.slice(f)
-        if any(w in ir.walk(key[0]) for key in self.opaque):
-            raise Unsliceable(f"{w.name} inside a product over another axis")
+        self.refuse_hidden(inner, w)
         if isinstance(inner, Summed):
             if inner.axis != w.shape[1 - spread]:
                 raise Unsliceable("a gradient of a sum over an axis its variable does not have")
@@ -363,17 +468,18 @@ class _Slicer:
             raise Unsliceable("a sum over the batch inside a layer")
         return out
 
-    def embedded(self, v: ir.Expr, spread: int | None) -> ir.Expr:
-        """A vector of ℝ^d placed as a row or column: itself along world d, its group block
-        in a group world, its entry at j elsewhere."""
+    def embedded(self, v: ir.Expr, spread: int | None) -> Sliced:
+        """A vector of ℝ^d placed as a row or column: itself along world d (sliced, if it
+        holds matrices), its group block in a group world, its entry at j elsewhere."""
         if spread is not None and not self.world.groups:
-            return v
+            return self.slice(v) if has_matrices(v) else v
         suffix = "g" if spread is not None else "j"
 
         def entry(x: ir.Expr) -> ir.Expr:
             match x:
                 case ir.VectorAtom(name=name):
-                    label = self.made_up(f"{name}_{suffix}", x, (d,))
+                    key = Made(mx.Embedded(x, column=False), None if spread is None else 1)
+                    label = self.made_up(f"{name}_{suffix}", key, (d,))
                     if spread is not None:
                         return ir.VectorAtom(label)
                     return ir.Const(sympy.Symbol(label, real=True))
@@ -456,7 +562,7 @@ class _Slicer:
         while out in self.taken or out in self.made:
             k += 1
             out = f"{label}{k}"
-        return self.made_up(out, (e, spread), e.shape)
+        return self.made_up(out, Made(e, spread), e.shape)
 
     def opaque_product(self, e: mx.MatMul) -> ir.Expr:
         spread = self.spread(e.shape)
@@ -477,7 +583,9 @@ def _factors(e: mx.MatrixNode, *, left: bool) -> list[tuple[tuple[ir.Expr, ...],
     keep = 1 if left else 0  # the side a scale must not vary along
     match e:
         case mx.MatSum(terms=terms):
-            return [f for t in terms for f in _factors(t, left=left)]
+            # A term that broadcasts (a side of 1) is the term ⊙ 1 of the sum's shape: a
+            # product needs the contracted side in full.
+            return [f for t in terms for f in _factors(_widened(t, e.shape), left=left)]
         case mx.MatScaled(coefficient=c, matrix=a):
             return [((c, *s), core) for s, core in _factors(a, left=left)]
         case mx.MatHadamard(left=a, right=b) if a.shape[keep] == _ONE:
@@ -489,6 +597,11 @@ def _factors(e: mx.MatrixNode, *, left: bool) -> list[tuple[tuple[ir.Expr, ...],
             if pushed is not None:
                 return _factors(pushed, left=left)
     return [((), e)]
+
+
+def _widened(t: mx.MatrixNode, shape: mx.Shape) -> mx.MatrixNode:
+    """``t`` broadcast to ``shape`` (``t`` itself where it has that shape)."""
+    return t if t.shape == shape else mx.MatHadamard(t, mx.MatrixOnes(*shape))
 
 
 def _transposed(a: mx.MatrixNode) -> mx.MatrixNode | None:
