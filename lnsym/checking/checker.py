@@ -29,6 +29,7 @@ from lnsym.checking.verdicts import Verdict
 from lnsym.engines.base import Counterexample, Evidence, Outcome
 from lnsym.engines.general import Decision, GeneralEngine
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
+from lnsym.ir.kinks import kink_under_derivative
 from lnsym.ir.matrices import has_matrices
 from lnsym.printing.evidence import counterexample_text
 from lnsym.printing.printer import latex, text
@@ -182,6 +183,12 @@ class Checker:
             reason = f"assumptions are inconsistent: {contradiction}"
             evidence = (Evidence("assumptions", Outcome.ERROR, reason, 0.0),)
             return Result(claim, Verdict.ERROR, evidence, time.perf_counter() - start, reason)
+        kink = kink_under_derivative(claim.statement, claim.assumptions)
+        if kink is not None:
+            # SymPy's d|x| = sign(x) with sign(0) = 0: every engine would agree on a
+            # derivative that does not exist (lnsym.ir.kinks).
+            evidence = (Evidence("differentiability", Outcome.ERROR, kink, 0.0),)
+            return Result(claim, Verdict.ERROR, evidence, time.perf_counter() - start, kink)
         evidence_list: list[Evidence] = []
         for name in self._schedule(claim):
             evidence_list.append(self._run(name, claim))

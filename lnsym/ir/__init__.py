@@ -10,6 +10,8 @@
 - :mod:`~lnsym.ir.layers` — the normalizations (the :class:`~lnsym.ir.layers.Normalization`
   protocol, core, layer_norm).
 - :mod:`~lnsym.ir.signs` — the sign rules (part of the trusted kernel, docs/trust.md).
+- :mod:`~lnsym.ir.kinks` — no derivative through a kink (|x|, max, a Piecewise, …): the
+  check the checker and ``derive`` run first (trusted kernel too).
 
 This package re-exports the names of the first four modules, so that the rest of lnsym
 writes ``from lnsym import ir`` and ``ir.Eq``, ``ir.Var``. Modules inside this package

@@ -165,18 +165,16 @@ def test_the_chain_rule_through_a_vector_substitution():
     )
 
 
-def test_the_derivative_of_a_kink_exists_only_away_from_it():
-    # √(a²) is |a|: its derivative is sign(a), and its square is 1 wherever it exists —
-    # a = 0, where no derivative exists, is not a counterexample. The concrete engine proves
-    # the square exactly (|a| = √(a²) is a root r with r² = a², so (a/r)² = 1); the general
-    # engine does not.
-    assert check(Claim("abs.a", Eq(diff(sqrt(a**2), a), sympy.sign(a)))).verdict == "PROVED"
-    result = check(Claim("abs.a2", Eq(diff(sqrt(a**2), a) ** 2, 1)))
-    assert result.verdict == "VERIFIED"
-    outcomes = {e.engine: e.outcome for e in result.evidence}
-    assert outcomes == {"general": "not proved", "concrete": "holds", "numeric": "consistent"}
-    numeric_evidence = next(e for e in result.evidence if e.engine == "numeric")
-    assert numeric_evidence.data["skipped"]["undefined"] > 0  # the samples at a = 0
+def test_no_derivative_is_taken_through_a_kink():
+    # √(a²) is |a|: its derivative sign(a) does not exist at a = 0, where SymPy says 0 —
+    # every engine would agree on it. Refused before any engine runs (lnsym.ir.kinks).
+    for statement in (Eq(diff(sqrt(a**2), a), sympy.sign(a)), Eq(diff(sqrt(a**2), a) ** 2, 1)):
+        result = check(Claim("abs.a", statement))
+        assert result.verdict == "ERROR"
+        assert [e.engine for e in result.evidence] == ["differentiability"]
+        assert "Abs(a)" in result.reason and "a ≠ 0" in result.reason
+    # Kept away from the kink by its assumptions (k > 0), the derivative exists.
+    assert check(Claim("abs.k", Eq(diff(sqrt(k**2), k), 1))).verdict == "PROVED"
 
 
 # -- substitutions around and inside a derivative ------------------------------------
