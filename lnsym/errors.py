@@ -66,3 +66,11 @@ class ExactArithmeticError(LnsymError):
 
 class BudgetExceeded(LnsymError):
     """A check ran out of its time budget."""
+
+
+class DerivationFailed(LnsymError):
+    """``derive`` could not give a closed form proved equal to what was asked: the expression
+    is beyond what it handles (a derivative through a kink, an operator norm, roots nested
+    past the engines' limit, ...), or the form it found was not PROVED. The message is one
+    line, naming the expression and why; the cause is chained. ``lnsym derive`` prints it
+    and exits with code 1."""

@@ -3,7 +3,8 @@
 The expression is read by :func:`lnsym.language.parse_expression` (docs/language.md), a
 hand-written parser: nothing the user types is evaluated. ``--wrt`` differentiates first:
 a scalar expression by its gradient, a vector one along ``--along`` (default h), and with
-respect to a scalar by ``diff``.
+respect to a scalar by ``diff``. Exit codes: 0 derived and proved, 1 what derive cannot do
+(one line: ``lnsym: cannot derive …``), 2 bad input (one line: ``lnsym: error: …``).
 """
 
 from __future__ import annotations
@@ -53,8 +54,11 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Parse, derive, print; exit 1 when the closed form could not be proved."""
-    from lnsym.derive import DerivationFailed, derive
+    """Parse, derive, print. Bad input raises :class:`UserInputError` (exit 2, from the
+    CLI); what derive cannot do — a derivative through a kink, an unsupported node, a form not
+    proved — is :class:`~lnsym.errors.DerivationFailed`: its one line on stderr, exit 1."""
+    from lnsym.derive import derive
+    from lnsym.errors import DerivationFailed
 
     if args.format not in FORMATS:
         raise UserInputError(f"--format {args.format!r}: choose one of {', '.join(FORMATS)}")

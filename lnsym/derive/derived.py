@@ -14,7 +14,8 @@ The strategy, in four stages, each a step of :attr:`Derived.steps`:
 Of the candidates (every subset of at most two atoms centered, with and without stage 3),
 the smallest by :func:`lnsym.derive.readable.size` (nodes of the IR tree) is kept, ties
 going to the earlier candidate. The result is then checked as a claim ``derived = asked``
-by every engine; unless the verdict is PROVED (for every d), :func:`derive` raises.
+by every engine; unless the verdict is PROVED (for every d), :func:`derive` raises
+:class:`~lnsym.errors.DerivationFailed` — as it does for anything else it cannot do.
 """
 
 from __future__ import annotations
@@ -33,12 +34,9 @@ from lnsym.derive.readable import Reader, center_atoms, inputs_by_cores, pull_ce
 from lnsym.engines.general import GeneralEngine, VectorForm
 from lnsym.engines.general.symbols import monomial_of
 from lnsym.engines.general.vector_form import Form
-from lnsym.errors import LnsymError, UnsupportedError
+from lnsym.errors import DerivationFailed, LnsymError, UnsupportedError, UserInputError
+from lnsym.ir.kinks import kink_under_derivative
 from lnsym.printing.printer import abbreviations_for, latex, text
-
-
-class DerivationFailed(LnsymError):
-    """``derive`` could not prove its closed form equal to the expression asked for."""
 
 
 @dataclass(frozen=True)
@@ -91,25 +89,71 @@ def derive(expr: ir.Expr, *, options: Options | None = None) -> Derived:
         options: how the equality is checked (default: every engine, as ``lnsym verify``).
 
     Raises:
-        DerivationFailed: when the closed form is not PROVED equal to ``expr``.
-        ExpressionError: when ``expr`` is not an IR expression.
+        DerivationFailed: for anything it cannot do — ``expr`` not an IR expression, an
+            expression beyond the engines (an unsupported node, a derivative through a kink,
+            a domain error, an internal failure: the cause is chained), or a closed form not
+            PROVED equal to ``expr``; its message is one line.
+        UserInputError: when ``expr`` itself is malformed input (passed on as it is: the
+            CLI's exit code 2).
 
-    >>> from lnsym import core, eps, jvp, sqrt, var, vector
+    >>> from lnsym import core, eps, jvp, scalar, sqrt, var, vector
     >>> z, h = vector("z"), vector("h")
     >>> found = derive(jvp(core(z), z, h), options=Options(engines=("general",)))
     >>> print(found.result.verdict, found.size)
     PROVED 22
+    >>> from lnsym.ir.calculus import diff
+    >>> c = scalar("c")
+    >>> derive(diff(sqrt(c**2), c))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lnsym.errors.DerivationFailed: cannot derive ∂_c[Abs(c)]: ...
     """
     if not isinstance(expr, ir.Expr):
         raise DerivationFailed(f"derive takes an lnsym expression, not {type(expr).__name__}")
+    try:
+        return _derive(expr, options)
+    except (DerivationFailed, UserInputError):
+        raise
+    except LnsymError as exc:
+        raise DerivationFailed(_one_line(f"cannot derive {_shown(expr)}: {exc}")) from exc
+    except Exception as exc:  # noqa: BLE001 — as the checker's engines: never a traceback
+        why = f"internal {type(exc).__name__}: {exc}"
+        raise DerivationFailed(_one_line(f"cannot derive {_shown(expr)}: {why}")) from exc
+
+
+#: Expressions in a failure's message are cut to this many characters (it stays one line).
+_SHOWN = 160
+
+
+def _shown(expr: ir.Expr) -> str:
+    """``expr`` as text, cut to :data:`_SHOWN` characters (its node's name if a printer of a
+    user's node fails: a failure's message must not fail)."""
+    try:
+        written = text(expr)
+    except Exception:  # noqa: BLE001
+        written = type(expr).__name__
+    return written if len(written) <= _SHOWN else written[: _SHOWN - 1] + "…"
+
+
+def _one_line(message: str) -> str:
+    """``message`` with every run of whitespace (newlines included) as one space."""
+    return " ".join(message.split())
+
+
+def _derive(expr: ir.Expr, options: Options | None) -> Derived:
+    """:func:`derive` of an IR expression; raises whatever its stages raise."""
+    if (kink := kink_under_derivative(expr)) is not None:
+        raise UnsupportedError(kink)
     steps, best = _closed_form(expr)
     derived = best.expr
     checker = Checker(options or Options())
     result = checker.check(Claim("derive", ir.Eq(derived, expr), title="derived = asked"))
     if result.verdict != Verdict.PROVED:
         raise DerivationFailed(
-            f"the derived form {text(derived)} was not proved equal to {text(expr)}: "
-            f"{result.verdict} ({result.reason})"
+            _one_line(
+                f"cannot derive {_shown(expr)}: the derived form {_shown(derived)} was not "
+                f"proved equal to it: {result.verdict} ({result.reason})"
+            )
         )
     chain = steps if best is steps[-1] else [*steps, best]
     return Derived(expr, derived, tuple(chain), result)

@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lnsym import (
     Claim,
@@ -33,6 +35,7 @@ from lnsym import (
     mean,
     norm,
     ones,
+    opnorm,
     sqrt,
     var,
     vector,
@@ -42,6 +45,7 @@ from lnsym.checking.checker import Options
 from lnsym.derive import DerivationFailed, derive
 from lnsym.derive.readable import size
 from lnsym.engines.general import GeneralEngine
+from lnsym.errors import DomainError, ExpressionError, LnsymError, UnsupportedError
 from lnsym.ir.layers import Normalization
 
 z, h, k, g, gamma, beta = (vector(n) for n in ("z", "h", "k", "g", "gamma", "beta"))
@@ -238,6 +242,96 @@ def test_a_wrong_derived_step_in_a_derivation_fails_its_check(monkeypatch):
 def test_derive_takes_only_expressions():
     with pytest.raises(DerivationFailed, match="lnsym expression"):
         derive("jvp(core(z), z, h)")  # type: ignore[arg-type]
+
+
+# What derive cannot do, as DerivationFailed with a one-line message (never UnsupportedError,
+# DomainError or an internal error): derivatives through kinks (√(c²) is |c|), operator
+# norms, square roots nested past the engines' limit (a form found but not proved).
+c_real, k_pos = ir.scalar("c"), ir.scalar("k", positive=True)
+_STATISTICS = (mean(z), var(z), dot(z, h), mean(z) * var(z))
+_KINKS = st.sampled_from(
+    [
+        sqrt(c_real**2),
+        sympy.Abs(c_real),
+        sympy.Abs(c_real - k_pos),
+        sqrt((c_real - 1) ** 2),
+        sympy.Max(c_real, k_pos),
+        sympy.sign(c_real) * c_real**2,
+    ]
+)
+
+
+def _through_kink(kink: Any, statistic: ir.Expr, power: int) -> ir.Expr:
+    return diff(kink * statistic**power, c_real)
+
+
+def _nested_roots(statistic: ir.Expr, shift: int) -> ir.Expr:
+    inner = sqrt(var(z) + shift)
+    for _ in range(2):
+        inner = sqrt(inner + shift)
+    return grad(inner * statistic, z)
+
+
+_CANNOT = st.one_of(
+    st.builds(_through_kink, _KINKS, st.sampled_from(_STATISTICS), st.integers(1, 2)),
+    st.builds(
+        lambda statistic, twice: opnorm(core(z) * (statistic if twice else 1), z),
+        st.sampled_from(_STATISTICS),
+        st.booleans(),
+    ),
+    st.builds(_nested_roots, st.sampled_from(_STATISTICS[:2]), st.integers(1, 3)),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(asked=_CANNOT, around=st.sampled_from(["alone", "scaled", "shifted"]))
+def test_what_derive_cannot_do_is_one_derivation_failed(asked, around):
+    if around == "scaled":
+        asked = 3 * asked
+    elif around == "shifted":
+        asked = asked + (mean(h) if asked.kind == "scalar" else h)
+    with pytest.raises(DerivationFailed) as failed:
+        derive(asked, options=FAST)
+    message = str(failed.value)
+    assert "\n" not in message and message.startswith("cannot derive ")
+    assert len(message) < 1000
+    # The why: the engines' own error is chained; a form not proved says so.
+    assert failed.value.__cause__ is not None or "was not proved equal" in message
+
+
+@pytest.mark.parametrize(
+    "raised",
+    [UnsupportedError("no rule"), DomainError("1/0"), ZeroDivisionError("x"), RecursionError()],
+    ids=lambda raised: type(raised).__name__,
+)
+def test_every_failure_inside_derive_is_derivation_failed(monkeypatch, raised):
+    from lnsym.derive import derived as derived_module
+
+    def fail(*args: Any) -> Any:
+        raise raised
+
+    monkeypatch.setattr(derived_module, "_closed_form", fail)
+    with pytest.raises(DerivationFailed, match="^cannot derive D_z") as failed:
+        derive(jvp(core(z), z, h), options=FAST)
+    assert failed.value.__cause__ is raised and isinstance(failed.value, LnsymError)
+    assert "\n" not in str(failed.value)
+
+
+def test_malformed_input_inside_derive_stays_user_input(monkeypatch):
+    from lnsym.derive import derived as derived_module
+
+    def fail(*args: Any) -> Any:
+        raise ExpressionError("cannot add the vector z and the scalar ε")
+
+    monkeypatch.setattr(derived_module, "_closed_form", fail)
+    with pytest.raises(ExpressionError):
+        derive(jvp(core(z), z, h), options=FAST)
+
+
+def test_the_issue_example_fails_as_derivation_failed():
+    # √(c²) is |c|: no derivative at c = 0 (it was an UnsupportedError with a traceback).
+    with pytest.raises(DerivationFailed, match=r"^cannot derive ∂_c\[Abs\(c\)\]: "):
+        derive(diff(sqrt(c_real**2), c_real))
 
 
 def test_the_result_is_the_checked_claim():

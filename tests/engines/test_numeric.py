@@ -356,8 +356,7 @@ def _scalar_evaluator(**values: list[float]) -> Evaluator:
 
 def test_derivatives_in_every_scalar_at_once_are_those_taken_one_at_a_time() -> None:
     # The entries of a gradient in a matrix: one forward pass for all of them, against a
-    # complex step for each (what a single scalar, or an expression where that pass does
-    # not apply, still gets).
+    # complex step for each (what an expression where that pass does not apply still gets).
     p, q, r = scalar("p"), scalar("q"), scalar("r")
     f = ir.as_scalar(sympy.sqrt(p**2 + q * r + 3) / (p - 2 * r) + q**3)
     evaluator = _scalar_evaluator(p=[0.5, -1.0, 3.0], q=[2.0, 0.25, -1.5], r=[1.0, 4.0, 0.5])
@@ -375,16 +374,33 @@ def test_derivatives_in_every_scalar_at_once_are_those_taken_one_at_a_time() -> 
 
 
 def test_a_function_of_another_scalar_keeps_its_derivatives_one_at_a_time() -> None:
-    # min(a, 1) is evaluated by numpy, which Duals do not enter (and min is no SymPy
-    # Function): ∂/∂b of min(a, 1)·b + b² is the complex step in b, with a as a number.
+    # min(a, 1) is not analytic, and no SymPy Function: Duals do not enter it, so ∂/∂b of
+    # min(a, 1)·b + b² is the complex step in b, with a as a number.
     a, b = scalar("a"), scalar("b")
-    for f, slope in [
-        (ir.as_scalar(sympy.Min(a, 1) * b + b**2), 0.5 + 4),
-        (ir.as_scalar(sympy.exp(a) * b**2), 4 * math.exp(0.5)),
-    ]:
-        assert _scalar_evaluator(a=[0.5], b=[2.0])._scalar_tangents(f) is None
-        point = SamplePoint(1, {}, {a: 0.5, b: 2.0})
-        assert evaluate(diff(f, b), point) == pytest.approx(slope, rel=1e-14)
+    f = ir.as_scalar(sympy.Min(a, 1) * b + b**2)
+    assert _scalar_evaluator(a=[0.5], b=[2.0])._scalar_tangents(f) is None
+    point = SamplePoint(1, {}, {a: 0.5, b: 2.0})
+    assert evaluate(diff(f, b), point) == pytest.approx(0.5 + 4, rel=1e-14)
+
+
+def test_duals_follow_analytic_functions_of_the_scalars() -> None:
+    # exp, sin, atan2 by their derivatives (and their bounds by the second ones): the same
+    # derivatives as the complex step in each scalar, with bounds of the same size.
+    a, b = scalar("a"), scalar("b")
+    f = ir.as_scalar(sympy.exp(a) * b**2 + sympy.sin(a * b) + sympy.atan2(a, b**2 + 1))
+    evaluator = _scalar_evaluator(a=[0.5, -2.0, 0.0], b=[2.0, 0.25, 3.0])
+    index, (tangents, bounds), _ = evaluator._scalar_tangents(f)
+    for sym in (a, b):
+        tau = np.full(3, 2.0**-333)
+        env = evaluator.env.with_scalar(sym, (evaluator.env.scalars[sym][0] + 1j * tau, 0.0))
+        step, step_bound = evaluator._imaginary_part(f, env, tau)
+        np.testing.assert_allclose(tangents[index[sym]], step, rtol=1e-14)
+        assert np.all(bounds[index[sym]] <= 4 * step_bound + 1e-300)
+        assert np.all(step_bound <= 4 * bounds[index[sym]] + 1e-300)
+    x, y = 0.5, 2.0
+    expected = math.exp(x) * y**2 + y * math.cos(x * y) + (y**2 + 1) / ((y**2 + 1) ** 2 + x**2)
+    point = SamplePoint(1, {}, {a: x, b: y})
+    assert evaluate(diff(f, a), point) == pytest.approx(expected, rel=1e-14)
 
 
 def test_a_flag_along_some_directions_only_takes_them_one_at_a_time() -> None:

@@ -61,6 +61,7 @@ from lnsym.engines.numeric.arrays import (
     bound_times,
     first_coordinate,
     is_exact,
+    jet_product,
     mag,
     mag_mul,
     per_sample,
@@ -256,7 +257,7 @@ class Evaluator(BoundedArithmetic, Constants, Derivatives):
         own_b = own_a if left == right else self._own(left, right, bb)
         if own_a is ba and own_b is bb:
             return self._sum(self._mul((a, ba), (b, bb)))
-        out = a * b
+        out = jet_product(a, b)
         rounding = (2 if np.iscomplexobj(out) else 1) * self.u * mag_mul(self._mag(a), self._mag(b))
         first = mag_mul(bound_sum(self._mag(a), ba), own_b)
         second = first if left == right else mag_mul(bound_sum(self._mag(b), bb), own_a)

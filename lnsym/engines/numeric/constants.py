@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache, reduce
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
 from lnsym import ir
-from lnsym.engines.numeric.arrays import is_exact, mag, mag_mul
+from lnsym.engines.numeric.arrays import is_exact, is_stepped, mag, mag_mul
+from lnsym.engines.numeric.dual import Dual
 from lnsym.engines.numeric.environment import Env, Pair
 from lnsym.errors import DomainError, UnsupportedError
 
@@ -76,7 +77,18 @@ class Constants:
         args = [self._symbolic(a) for a in value.args]
         fn, slopes = _function_rules(value.func, len(args))
         values = [a for a, _ in args]
-        out = np.asarray(fn(*values))
+        if any(isinstance(v, Dual) for v in values):
+            return self._dual_function(value.func, args)
+        if any(is_stepped(v) for v in values):
+            # To first order in the complex step, f(x) + i·Σ ∂ᵢf(x)·yᵢ at x = the real parts:
+            # NumPy's complex f keeps the O(τ²) terms (see arrays.jet_product).
+            primal = [np.real(v) for v in values]
+            step = sum(
+                np.asarray(s(*primal)) * np.imag(v) for s, v in zip(slopes, values, strict=True)
+            )
+            out = np.asarray(fn(*primal)) + 1j * step
+        else:
+            out = np.asarray(fn(*values))
         if not self.env.track:
             return out, 0.0
         bound = 8 * self.u * mag(out)
@@ -84,6 +96,45 @@ class Constants:
             if not is_exact(b):
                 bound = bound + mag_mul(mag(np.asarray(slope(*values))), b)
         return out, bound
+
+    def _dual_function(self, func: Any, args: list[Pair]) -> Pair:
+        """f of Duals (forward mode): f(x) + ε·Σ ∂ᵢf(x)·ẋᵢ, with the bound of the complex
+        step's rule — Σ|∂ᵢf|·B(aᵢ) plus 8 ulps, where each slope ∂ᵢf is itself a Dual (its
+        tangent Σⱼ ∂ⱼ∂ᵢf·ẋⱼ, from the second derivatives) as at a complex point it would
+        have an imaginary part."""
+        fn, slopes = _function_rules(func, len(args))
+        primal = [np.real(v) for v, _ in args]
+        moving = [v.im if isinstance(v, Dual) else None for v, _ in args]
+
+        def along(rates: list[Any]) -> Any:
+            """Σ rateⱼ·ẋⱼ over the arguments that move."""
+            return reduce(
+                np.add,
+                [np.asarray(r) * t for r, t in zip(rates, moving, strict=True) if t is not None],
+            )
+
+        out = Dual(np.asarray(fn(*primal)), along([s(*primal) for s in slopes]))
+        if not self.env.track:
+            return cast(np.ndarray, out), 0.0
+        bound: Any = 8 * self.u * mag(out)
+        second = _second_rules(func, len(args))
+        for i, (slope, (_, b)) in enumerate(zip(slopes, args, strict=True)):
+            if not is_exact(b):
+                rate = Dual(np.asarray(slope(*primal)), along([h(*primal) for h in second[i]]))
+                bound = bound + mag_mul(mag(rate), b)
+        return cast(np.ndarray, out), bound
+
+
+@lru_cache(maxsize=256)
+def _second_rules(func: Any, arity: int) -> list[list[Callable[..., Any]]]:
+    """numpy functions for the second derivatives ∂ⱼ∂ᵢf of f(x₀, …) (built once per
+    function): the tangents of its slopes in forward mode."""
+    xs = sympy.symbols(f"x0:{arity}", real=True)
+    try:
+        applied = func(*xs)
+        return [[sympy.lambdify(xs, applied.diff(x, y), "numpy") for y in xs] for x in xs]
+    except Exception as exc:  # noqa: BLE001 — SymPy raises many kinds here
+        raise UnsupportedError(f"the numeric engine cannot evaluate {func}") from exc
 
 
 @lru_cache(maxsize=256)

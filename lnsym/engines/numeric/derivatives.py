@@ -10,10 +10,10 @@ derivatives with respect to a scalar symbol (diff).
   becomes a :class:`~lnsym.engines.numeric.dual.Dual` whose tangents are the d basis
   directions, so the primal value and its bound are computed once, not once per direction.
   Its rules are those of the complex step below with the products of two imaginary parts
-  exactly 0 and τ = 1. So are the derivatives (diff) of an expression in two scalars or
-  more, with plain constants: all at once, each scalar a Dual along its own direction (the
-  entries of a gradient of a matrix statement), unless a sample would be flagged along
-  some of the directions only.
+  exactly 0 and τ = 1. So are the derivatives (diff) of an expression in its scalars, with
+  plain constants: all at once, each scalar a Dual along its own direction (the entries of a
+  gradient of a matrix statement), unless a sample would be flagged along some of the
+  directions only.
 
 The other derivatives are finite-difference based:
 
@@ -23,6 +23,11 @@ The other derivatives are finite-difference based:
   h = 1). It has no subtractive cancellation, so any τ this small is exact to machine
   precision; it needs only that every operation be analytic (sums of products, never
   ``vdot``/``conj``; principal square roots; real parts kept in the domain of each power).
+  Products, powers and functions of complex values are taken to first order in τ
+  (:func:`~lnsym.engines.numeric.arrays.jet_product`), as a Dual takes them: NumPy's
+  complex arithmetic would keep O(τ²) terms, which survive wherever a real part is exactly
+  0 — ∂_c[c³·mean(z)] at c = 0 came out as −τ²·mean(z) ≈ 1e-200 with a bound of 0, a
+  relative error of 1 against the exact 0. So the result does not depend on τ.
 - A derivative of an expression that contains derivatives (or an operator norm, which is
   not analytic; or a constant such as |a| that is not analytic in a scalar that moves — the
   one of diff, or one substituted with a value that moves) uses **Ridders' central
@@ -120,7 +125,7 @@ class Derivatives:
         return self._imaginary_part(f, self.env.with_vector(wrt.name, (moved, bound)), tau)
 
     def scalar_derivative(self, f: ir.Expr, sym: sympy.Symbol) -> Pair:
-        """∂f/∂sym at this point: in forward mode with f's other scalars
+        """∂f/∂sym at this point: in forward mode, with f's other scalars if it has any
         (:meth:`_scalar_tangents`), or by the complex step in the scalar (sym + iτ), or by
         Ridders' central differences for an expression with derivatives inside, or with a
         constant that is not analytic in ``sym`` (|a|, whose complex step would vanish)."""
@@ -151,8 +156,8 @@ class Derivatives:
 
     def _scalar_tangents(self, f: ir.Expr) -> Any:
         """∂f/∂a for every scalar a of f at once, in forward mode — each scalar a Dual whose
-        tangent is its own direction — where f has two scalars or more, no derivative and
-        plain constants: (scalar → index, (derivatives, bounds) along a leading axis, the
+        tangent is its own direction — where f has scalars, no derivative and plain
+        constants: (scalar → index, (derivatives, bounds) along a leading axis, the
         flags raised), computed once per f; None where this does not apply, or where a
         sample would be flagged along some directions only (a root at 0 that one scalar
         moves and another does not): each derivative is then its own complex step.
@@ -169,7 +174,10 @@ class Derivatives:
             env = replace(self.env, separate_directions=True)
             for k, sym in enumerate(symbols):
                 x, bx = self.env.scalars[sym]
-                direction = np.zeros((len(symbols),) + (1,) * np.ndim(x), self.env.real)
+                # The directions' axis left of every axis of the batch (a scalar given a
+                # constant value by a substitution has none: it must not meet the samples).
+                width = max(np.ndim(x), self.env.batch)
+                direction = np.zeros((len(symbols),) + (1,) * width, self.env.real)
                 direction[k] = 1
                 env = env.with_scalar(sym, (cast(np.ndarray, Dual(x, direction)), bx))
             status = Status(self.env.n)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy
+from sympy.core.function import AppliedUndef
 
 from lnsym import ir
 from lnsym.ir.calculus import Diff, Grad, Jvp, OperatorNorm, Vjp
@@ -121,9 +122,10 @@ def scalar_symbols(e: ir.Expr) -> frozenset[sympy.Symbol]:
 @lru_cache(maxsize=4096)
 def has_plain_constants(e: ir.Expr) -> bool:
     """Whether every constant of ``e`` is plain arithmetic of its symbols (sums, products,
-    powers with numeric exponents) and no exponent holds a symbol: what tangents in the
-    scalars (:mod:`~lnsym.engines.numeric.dual`) follow. A function of them (|a|, exp,
-    min, …) is evaluated by numpy, which a Dual does not enter."""
+    powers with numeric exponents, analytic functions such as exp or sin) and no exponent
+    holds a symbol: what tangents in the scalars (:mod:`~lnsym.engines.numeric.dual`)
+    follow — a function by its derivatives (:mod:`~lnsym.engines.numeric.constants`). A
+    function that is not analytic (|a|, min, sign, …) stops them."""
     for node in ir.distinct_nodes(e, definitions=True):
         if isinstance(node, ir.Const) and not _plain(node.value):
             return False
@@ -133,13 +135,21 @@ def has_plain_constants(e: ir.Expr) -> bool:
 
 
 def _plain(value: sympy.Expr) -> bool:
-    """The cases of :meth:`~lnsym.engines.numeric.constants.Constants._symbolic` other than
-    a function: a number, a symbol, a sum, a product, a power with a numeric exponent."""
+    """The cases of :meth:`~lnsym.engines.numeric.constants.Constants._symbolic` a Dual
+    follows: a number, a symbol, a sum, a product, a power with a numeric exponent, an
+    analytic function (a SymPy ``Function`` that is neither user-defined nor among
+    :data:`_NOT_ANALYTIC`) of such."""
     if value.is_Symbol or not ir.free_symbols(value):
         return True
     if value.is_Add or value.is_Mul:
         return all(_plain(a) for a in value.args)
-    return bool(value.is_Pow) and not ir.free_symbols(value.exp) and _plain(value.base)
+    if value.is_Pow:
+        return not ir.free_symbols(value.exp) and _plain(value.base)
+    return (
+        isinstance(value, sympy.Function)
+        and not isinstance(value, (AppliedUndef, *_NOT_ANALYTIC))
+        and all(isinstance(a, sympy.Expr) and _plain(a) for a in value.args)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -189,11 +199,13 @@ def needs_central_differences(e: ir.Expr, target: str | sympy.Symbol) -> bool:
 @lru_cache(maxsize=4096)
 def takes_scalars_together(e: ir.Expr) -> bool:
     """Whether the derivatives of ``e`` in its scalars are taken all at once, in forward
-    mode (two scalars or more besides d, tangents that a Dual follows, plain constants);
-    a sample flagged along some directions only still sends them to one complex step each."""
-    return (
-        len(scalar_symbols(e) - {ir.d}) > 1 and has_forward_tangents(e) and has_plain_constants(e)
-    )
+    mode (one scalar or more besides d, tangents that a Dual follows, plain constants);
+    a sample flagged along some directions only still sends them to one complex step each.
+
+    One scalar too: a Dual has no step, so a derivative far below the step's 1e-100 (c⁴
+    at c = 1e-100: the complex step's imaginary part 4e-300·τ underflows to 0) keeps its
+    value."""
+    return bool(scalar_symbols(e) - {ir.d}) and has_forward_tangents(e) and has_plain_constants(e)
 
 
 @lru_cache(maxsize=4096)

@@ -10,8 +10,12 @@ u·|ab| (2u for complex); a power adds B times its derivative at the worst end o
 squares, plus a few ulps, and a root or negative power of a base whose B exceeds 10⁻⁴ of it
 is *indeterminate*; a complex step divides the imaginary bound by τ; Ridders' extrapolation
 adds its own error estimate; an operator norm adds the Frobenius norm of its Jacobian's
-bound (Weyl) and the eigensolver's backward error. Products of two imaginary (complex-step)
-parts, O(τ²), and gradual underflow are below every bound and ignored.
+bound (Weyl) and the eigensolver's backward error. Complex-step values are computed to
+first order in the step, as Duals are (a product drops the product of the two imaginary
+parts, a power and a function take their derivative:
+:func:`~lnsym.engines.numeric.arrays.jet_product`), so the step has no truncation error to
+bound; where the bounds meet such products, O(τ²), they are below every bound and ignored,
+as is gradual underflow.
 
 :class:`BoundedArithmetic` holds the rules for sums, products, means and powers; the
 :class:`~lnsym.engines.numeric.batch.Evaluator` inherits them.
@@ -31,6 +35,8 @@ from lnsym.engines.numeric.arrays import (
     bound_times,
     contiguous,
     is_exact,
+    is_stepped,
+    jet_product,
     mag,
     mag_mul,
 )
@@ -84,7 +90,7 @@ class BoundedArithmetic:
 
     def _mul(self, x: Pair, y: Pair) -> Pair:
         (a, ba), (b, bb) = x, y
-        out = a * b
+        out = jet_product(a, b)
         if not self.env.track:
             return out, 0.0
         # u'|a||b| + |a|B_b + B_a|b| + B_a·B_b, as |a|(u'|b| + B_b) + B_a(|b| + B_b).
@@ -145,7 +151,9 @@ class BoundedArithmetic:
         if np.any(negative):
             what = f"undefined at this point: division by zero (power {_text(n)} of 0)"
             self._flag((re == 0) & negative, 1, UNDEFINED, what)
-        if n.is_Rational and n.q == 2:
+        if is_stepped(base) or is_stepped(exponent):
+            out = _first_order_power(base, exponent, n)
+        elif n.is_Rational and n.q == 2:
             out = np.sqrt(base) ** int(n.p)  # the principal root, accurate to the last bit
         else:
             out = base**exponent
@@ -182,3 +190,31 @@ class BoundedArithmetic:
         if not np.any(root):
             return mean_value
         return np.where(root, br ** np.where(root, e, 1), mean_value)
+
+
+def _first_order_power(base: Any, exponent: Any, n: sympy.Expr) -> np.ndarray:
+    """(x + iy)^(e + iη) of complex-step values to first order in the step, as a Dual
+    computes it: xᵉ + i·(e·xᵉ⁻¹·y + xᵉ·log(x)·η). NumPy's complex power keeps the O(τ²)
+    terms (C(e, 2)·xᵉ⁻²·(iy)², …), which survive where x = 0 exactly: (iτ)³ = −iτ³, so
+    ∂_c[c³] at c = 0 came out as −τ² (see :func:`~lnsym.engines.numeric.arrays.jet_product`).
+
+    Where a slope is infinite (a root or a negative power at 0) the step's part is 0, as a
+    Dual gives: the interpreter flags those samples.
+
+    >>> _first_order_power(np.array([1e-100j]), 3, sympy.Integer(3))  # not −1e-300j
+    array([0.+0.j])
+    >>> _first_order_power(np.array([4 + 1e-100j]), 0.5, sympy.Rational(1, 2))
+    array([2.+2.5e-101j])
+    """
+    x, y = np.real(base), np.imag(base)
+    e, eta = np.real(exponent), np.imag(exponent)
+    if n.is_Rational and n.q == 2:  # the principal root, accurate to the last bit
+        root = np.sqrt(x)
+        value, slope = root ** int(n.p), 0.5 * int(n.p) * root ** (int(n.p) - 2)
+    else:
+        value = x**e
+        slope = np.where(np.equal(e, 0), 0.0, e * x ** (e - 1))
+    step = np.where(np.isinf(slope), 0.0, slope) * y
+    if np.any(eta):  # the exponent moves with the step (x^c in c)
+        step = step + np.where(np.equal(eta, 0), 0.0, value * np.log(x) * eta)
+    return value + 1j * step
