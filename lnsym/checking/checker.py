@@ -27,7 +27,7 @@ from lnsym.checking.claims import Claim, DerivationResult, Result, derivation_cl
 from lnsym.checking.proof import Derivation, prove_inequality
 from lnsym.checking.verdicts import Verdict
 from lnsym.engines.base import Counterexample, Evidence, Outcome
-from lnsym.engines.general import Decision, GeneralEngine
+from lnsym.engines.general import Decision, GeneralEngine, Obligation
 from lnsym.errors import BudgetExceeded, DomainError, ExpressionError, UnsupportedError
 from lnsym.ir.kinks import kink_under_derivative
 from lnsym.ir.matrices import has_matrices
@@ -51,6 +51,10 @@ class Options:
             gives what is left of lhs − rhs (``residual``, ``residual_latex``), in canonical
             form. The verdict is the same without; the canonical form can cost more than
             the proof attempt, and only ``lnsym verify --json`` and this API show it.
+        validation: whether a proof must pass translation validation
+            (:mod:`lnsym.checking.validation`) to make a claim PROVED. Switched off, the
+            general engine's word alone makes it PROVED: for tests of the engine's own rules
+            and for measuring it, never for a verdict anyone relies on.
     """
 
     timeout: float | None = 60.0
@@ -60,10 +64,13 @@ class Options:
     seed: int = 0
     cache_dir: Path | None = None
     residuals: bool = True
+    validation: bool = True
 
     def evidence_settings(self) -> tuple[Any, ...]:
         """The options that choose the evidence (not the safety net, not where it is kept)."""
-        return (self.engines, self.max_d, self.samples, self.seed, self.residuals)
+        return (
+            self.engines, self.max_d, self.samples, self.seed, self.residuals, self.validation
+        )  # fmt: skip
 
 
 Engine = Callable[[Claim, "Checker"], Evidence]
@@ -119,6 +126,14 @@ def _lemma(claim: Claim, checker: Checker) -> Evidence:
     return Evidence("lemma", Outcome.PROVED, detail, time.perf_counter() - start, data)
 
 
+def _validation(claim: Claim, checker: Checker) -> Evidence:
+    """Translation validation of the proof just found (:mod:`lnsym.checking.validation`)."""
+    from lnsym.checking.validation import validate
+
+    obligations = checker._obligations.get(claim, [])
+    return validate(claim, obligations, checker.general, seed=checker.options.seed)
+
+
 def _concrete(claim: Claim, checker: Checker) -> Evidence:
     if has_matrices(claim.statement):
         from lnsym.engines.concrete import matrices
@@ -145,6 +160,7 @@ def _numeric(claim: Claim, checker: Checker) -> Evidence:
 ENGINES: dict[str, Engine] = {
     "general": _general,
     "lemma": _lemma,
+    "validation": _validation,
     "concrete": _concrete,
     "numeric": _numeric,
 }
@@ -157,6 +173,9 @@ class Checker:
         self.options = options or Options()
         self.general = GeneralEngine()
         self._results: dict[Claim, Result] = {}
+        #: The equalities the general engine decided for each claim's proof (what
+        #: translation validation checks), kept until the claim's result is made.
+        self._obligations: dict[Claim, list[Obligation]] = {}
         cache_dir = self.options.cache_dir
         settings = self.options.evidence_settings()
         self._cache = None if cache_dir is None else ResultCache(cache_dir, settings)
@@ -190,13 +209,21 @@ class Checker:
             evidence = (Evidence("differentiability", Outcome.ERROR, kink, 0.0),)
             return Result(claim, Verdict.ERROR, evidence, time.perf_counter() - start, kink)
         evidence_list: list[Evidence] = []
-        for name in self._schedule(claim):
+        names = self._schedule(claim)
+        for name in names:
             evidence_list.append(self._run(name, claim))
+            if name in ("general", "lemma") and evidence_list[-1].outcome == Outcome.PROVED:
+                if self.options.validation:
+                    names.insert(names.index(name) + 1, "validation")
             if evidence_list[-1].outcome == Outcome.COUNTEREXAMPLE:
                 deadline = _deadline(self.options.timeout)
                 evidence_list = _confirm(claim, evidence_list, deadline)
-                if any(e.data.get("rechecked") for e in evidence_list):
+                # (Validation's point is a random one at a large d: the concrete engine's,
+                # the smallest, reads better, so the schedule goes on to find it.)
+                if any(e.data.get("rechecked") and e.engine != "validation"
+                       for e in evidence_list):  # fmt: skip
                     break  # an exact, re-checked counterexample decides: REFUTED
+        self._obligations.pop(claim, None)
         verdict, reason, counterexample = combine(evidence_list)
         return Result(
             claim,
@@ -224,8 +251,11 @@ class Checker:
         engine = ENGINES[name]
         start = time.perf_counter()
         try:
-            with time_budget(self.options.timeout):
-                return engine(claim, self)
+            with time_budget(self.options.timeout), self.general.recording() as obligations:
+                found = engine(claim, self)
+            if name in ("general", "lemma"):
+                self._obligations[claim] = obligations
+            return found
         except BudgetExceeded:
             spent = time.perf_counter() - start
             detail = (
@@ -262,8 +292,9 @@ def combine(evidence: Sequence[Evidence]) -> tuple[Verdict, str, Counterexample 
     Precedence: an exact counterexample refutes (re-checked, even against a proof, which
     then had a bug; not re-checked, against a proof: ERROR); an engine stopped by the
     wall-clock safety net makes the claim TIMEOUT, since any other verdict would depend on
-    the load; a proof needs every other engine to agree; then exact checks for listed d;
-    then numeric consistency.
+    the load; a proof needs every other engine to agree and, where it ran, translation
+    validation to confirm it (an engine disagreement there is an ERROR; a proof it could not
+    confirm counts for nothing); then exact checks for listed d; then numeric consistency.
     """
     by_outcome: dict[str, list[Evidence]] = {}
     for e in evidence:
@@ -271,6 +302,8 @@ def combine(evidence: Sequence[Evidence]) -> tuple[Verdict, str, Counterexample 
     proved = by_outcome.get(Outcome.PROVED, [])
     refuting = by_outcome.get(Outcome.COUNTEREXAMPLE, [])
     exact_refutations = [e for e in refuting if e.counterexample is not None]
+    # Translation validation's random point last: another engine's is smaller.
+    exact_refutations.sort(key=lambda e: e.engine == "validation")
     if exact_refutations:
         first = exact_refutations[0]
         counterexample = first.counterexample
@@ -301,8 +334,12 @@ def combine(evidence: Sequence[Evidence]) -> tuple[Verdict, str, Counterexample 
             "numeric evidence contradicts the claim but no exact counterexample was found",
             None,
         )
-    if proved:
+    validation = [e for e in evidence if e.engine == "validation"]
+    if proved and validation and validation[0].outcome == Outcome.ERROR:
+        return Verdict.ERROR, validation[0].detail, None
+    if proved and (not validation or validation[0].outcome == Outcome.HOLDS):
         return Verdict.PROVED, proved[0].detail, None
+    # A proof that translation validation could not confirm proves nothing by itself.
     if by_outcome.get(Outcome.HOLDS):
         return Verdict.VERIFIED, by_outcome[Outcome.HOLDS][0].detail, None
     if by_outcome.get(Outcome.CONSISTENT):

@@ -72,8 +72,9 @@ m = mean(hadamard(z, z))
 def test_identities_of_a_new_layer_are_proved_with_every_engine_agreeing(claim):
     result = check(claim)
     assert result.verdict == "PROVED"
-    general, concrete_evidence, numeric = result.evidence
+    general, validation, concrete_evidence, numeric = result.evidence
     assert general.outcome == "proved"
+    assert validation.outcome == "holds"
     # The fast path: the layer's root made rational, reduced symbolically at d = 1..8.
     assert concrete_evidence.outcome == "holds"
     assert "symbolic reduction with s² = t + ε" in concrete_evidence.detail

@@ -48,7 +48,7 @@ from lnsym.engines.general.algebra import term_bound as term_bound
 from lnsym.engines.general.back_to_ir import to_expr
 from lnsym.engines.general.derivatives import PROBE as PROBE
 from lnsym.engines.general.derivatives import derivative, gradient
-from lnsym.engines.general.engine import Decision, GeneralEngine
+from lnsym.engines.general.engine import Decision, GeneralEngine, Obligation
 from lnsym.engines.general.evaluation import instantiate as instantiate
 from lnsym.engines.general.ir_rewrites import chain_rule as chain_rule
 from lnsym.engines.general.substitution import AtomSubstitution as AtomSubstitution
@@ -67,6 +67,7 @@ from lnsym.engines.general.vector_form import VectorForm
 __all__ = [
     "GeneralEngine",
     "Decision",
+    "Obligation",
     "VectorForm",
     "canonical",
     "derivative",

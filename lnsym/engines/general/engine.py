@@ -9,7 +9,7 @@ only the interpreter uses.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 from typing import Any
@@ -45,6 +45,20 @@ from lnsym.ir.names import d
 
 
 @dataclass(frozen=True)
+class Obligation:
+    """An equality the engine decided by normal forms: lhs = rhs under ``assumptions``.
+
+    What a PROVED rests on is recorded this way (:meth:`GeneralEngine.recording`) so that
+    translation validation (:mod:`lnsym.checking.validation`) can evaluate each side and its
+    normal form independently, at a dimension no claim anticipates.
+    """
+
+    lhs: ir.Expr
+    rhs: ir.Expr
+    assumptions: tuple[ir.Assumption, ...] = ()
+
+
+@dataclass(frozen=True)
 class Decision:
     """What the general engine concluded about a statement.
 
@@ -62,6 +76,22 @@ class GeneralEngine:
 
     def __init__(self) -> None:
         self._memo: dict[ir.Expr, Form] = {}
+        self._recording: list[list[Obligation]] = []
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[list[Obligation]]:
+        """Collect, into the list yielded, every equality decided by normal forms within the
+        block (a nested block collects its own: a lemma's premises are claims of their own)."""
+        found: list[Obligation] = []
+        self._recording.append(found)
+        try:
+            yield found
+        finally:
+            self._recording.pop()
+
+    def _record(self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption]) -> None:
+        if self._recording:
+            self._recording[-1].append(Obligation(lhs, rhs, tuple(assumptions)))
 
     def form(self, e: ir.Expr) -> Form:
         """The normal form of an IR expression."""
@@ -152,22 +182,30 @@ class GeneralEngine:
     def equal(self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()) -> bool:
         """Whether lhs = rhs for every d: :meth:`residual` without the canonical residual,
         which is only for display and can cost more than the zero test itself."""
+        assumptions = tuple(assumptions)
         diff = self.difference(lhs, rhs, assumptions)
         if isinstance(diff, VectorForm):
-            return all(is_zero(c) for _, c in diff.terms)
-        return is_zero(diff)
+            equal = all(is_zero(c) for _, c in diff.terms)
+        else:
+            equal = is_zero(diff)
+        if equal:
+            self._record(lhs, rhs, assumptions)
+        return equal
 
     def residual(
         self, lhs: ir.Expr, rhs: ir.Expr, assumptions: Iterable[ir.Assumption] = ()
     ) -> Form | None:
         """None when lhs = rhs for every d; otherwise the canonical nonzero difference."""
+        assumptions = tuple(assumptions)
         diff = self.difference(lhs, rhs, assumptions)
         if isinstance(diff, VectorForm):
             left_over = {m: c for m, c in diff.terms if not is_zero(c)}
-            if not left_over:
-                return None
-            return VectorForm.of({m: _shown(c) for m, c in left_over.items()})
-        return None if is_zero(diff) else _shown(diff)
+            if left_over:
+                return VectorForm.of({m: _shown(c) for m, c in left_over.items()})
+        elif not is_zero(diff):
+            return _shown(diff)
+        self._record(lhs, rhs, assumptions)
+        return None
 
     def compare(
         self,

@@ -1,0 +1,332 @@
+"""Translation validation: a PROVED rests on normal forms checked where no claim can aim.
+
+The general engine proves a claim for symbolic d by rules that grow with every capability;
+the concrete and numeric engines check it at fixed sizes (d = 1..8, 10, 16, 64, 100, …), which
+a claim can dodge — multiply both sides by Π(d − k) over those k and every fixed-size check
+passes whatever the general engine decides. So whenever the general engine (or a lemma
+schema) proves a claim, :func:`validate` checks it again where no claim can aim:
+
+- a dimension D is chosen from the claim's fingerprint (:func:`dimension_for`): the first
+  admissible value, in an order the fingerprint decides, of 9..40 outside every fixed set and
+  then upward — skipping any D at which a part of the claim that does not depend on its
+  vectors vanishes without vanishing identically (p(d) = Π(d − k) has finitely many zeros,
+  and each one is skipped), or a coefficient of a normal form compared does;
+- every equality the general engine decided by normal forms (each
+  :class:`~lnsym.engines.general.Obligation`: the claim's sides after the chain rule, a
+  congruence's arguments, a slice's sides, a certificate's identity, a lemma's side
+  conditions) is evaluated at one random exact point of dimension D: both sides, and each
+  side's normal form written back as IR, by the concrete engine's own exact arithmetic and
+  its own derivatives (:func:`lnsym.engines.concrete.agreement.agree_at`) — a normal form
+  that is not its side's value, or two normal forms found equal that are not, is an engine
+  disagreement;
+- the claim itself is evaluated there too (an inequality with every certificate term), and
+  a matrix claim entry by entry at sizes n, d, m chosen from its fingerprint outside the
+  concrete engine's own: a violation is an exact counterexample, which the checker re-checks.
+
+docs/trust.md gives the argument, and the probability that a wrong normal form survives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import sympy
+
+from lnsym import ir
+from lnsym.checking.fingerprint import NotKeyable, digest
+from lnsym.engines.base import Checkable, Evidence, Outcome
+from lnsym.engines.concrete.agreement import Agreement, agree_at, entries_agree_at
+from lnsym.engines.general import GeneralEngine, Obligation, VectorForm, is_zero, to_expr
+from lnsym.engines.general.algebra import _fraction
+from lnsym.errors import DomainError, UnsupportedError
+from lnsym.ir.calculus import OperatorNorm
+from lnsym.ir.lowering import MAX_D, SIZES, sizes_for
+from lnsym.ir.matrices import has_matrices
+from lnsym.ir.names import d, m, n
+
+#: The first dimensions tried, in an order the claim's fingerprint decides.
+FIRST = range(9, 41)
+#: Dimensions the other engines check at fixed sizes: never chosen (the concrete engine's
+#: d = 1..8 and its large dimensions, the numeric engine's samples).
+FIXED = frozenset({*range(1, 9), 10, 16, 64, 100, 768, 1000, 10**4, 10**6, 10**9})
+#: How far past 40 the search for an admissible dimension goes before it gives up.
+LAST = 200
+#: The sides of a matrix claim's validation: each from its range, chosen by the fingerprint.
+MATRIX_RANGES = {n: range(3, 6), d: range(3, 6), m: range(2, 5)}
+
+
+def validate(
+    claim: Checkable, obligations: Sequence[Obligation], engine: GeneralEngine, *, seed: int = 0
+) -> Evidence:
+    """Check a proof's normal forms and the claim itself where no claim can aim.
+
+    Returns:
+        Evidence of the engine ``"validation"``: ``holds`` when everything agrees; an exact
+        ``counterexample`` when the claim itself fails at the point; ``error`` for an engine
+        disagreement (a normal form that is not its side's value); ``not proved`` when no
+        point could be evaluated (no admissible dimension, no real value, a value beyond
+        square roots).
+    """
+    start = time.perf_counter()
+    fingerprint = _fingerprint(claim)
+    point_seed = int(fingerprint[8:24], 16) ^ seed
+    pending = list(dict.fromkeys(obligations))  # each equality once, in order
+    dimension = dimension_for(claim, pending, engine, fingerprint)
+    if dimension is None:
+        return _evidence(Outcome.NOT_PROVED, "no admissible dimension", start)
+
+    checks: list[tuple[str, Agreement]] = []
+    statement = claim.statement
+    if has_matrices(statement):
+        sizes = matrix_sizes(claim, fingerprint)
+        if sizes is None:
+            return _evidence(Outcome.NOT_PROVED, "no admissible sizes for the matrices", start)
+        checks.append(("the claim", entries_agree_at(claim, sizes, seed=point_seed)))
+        where = ", ".join(f"{k} = {v}" for k, v in sizes.items())
+    else:
+        where = f"d = {dimension}"
+        pairs = _claim_pairs(statement)
+        if pairs:
+            agreement = agree_at(pairs, claim.assumptions, dimension, seed=point_seed)
+            checks.append(("the claim", agreement))
+    for k, obligation in enumerate(pending):
+        at = _dimension_of(obligation, dimension)
+        pairs = [
+            (obligation.lhs, _written(engine, obligation.lhs), "eq"),
+            (obligation.rhs, _written(engine, obligation.rhs), "eq"),
+            (obligation.lhs, obligation.rhs, "eq"),
+        ]
+        agreement = agree_at(pairs, obligation.assumptions, at, seed=point_seed + k + 1)
+        checks.append((f"equality {k + 1}", agreement))
+
+    data: dict[str, Any] = {"dimension": dimension, "equalities": len(pending)}
+    if has_matrices(statement):
+        data["sizes"] = where
+    for what, agreement in checks:
+        if agreement.status == "differ":
+            assert agreement.point is not None
+            if what == "the claim" and agreement.differing == 0:
+                detail = f"the claim fails at an exact point at {where}"
+                seconds = time.perf_counter() - start
+                return Evidence(
+                    "validation", Outcome.COUNTEREXAMPLE, detail, seconds, data, agreement.point
+                )
+            detail = _disagreement(what, agreement, where)
+            return _evidence(Outcome.ERROR, detail, start, data)
+        if agreement.status != "agree":
+            detail = f"{what} could not be evaluated at {where}: {agreement.note}"
+            return _evidence(Outcome.NOT_PROVED, detail, start, data)
+    detail = (
+        f"the claim and the normal forms of {len(pending)} "
+        f"equalit{'y' if len(pending) == 1 else 'ies'} agree with the concrete engine's exact "
+        f"values at {where}, chosen from the claim outside every fixed size (one random "
+        "rational point each)"
+    )
+    return _evidence(Outcome.HOLDS, detail, start, data)
+
+
+def dimension_for(
+    claim: Checkable,
+    obligations: Sequence[Obligation],
+    engine: GeneralEngine,
+    fingerprint: str | None = None,
+) -> int | None:
+    """The dimension D of the validation: ``dimension(k)`` when the claim fixes it, else the
+    first admissible value of :func:`candidates` — allowed by the dimension assumptions and
+    not degenerate for the claim (:func:`degenerate`). None when none is, up to
+    :data:`LAST`."""
+    fixed = {a.value for a in claim.assumptions if isinstance(a, ir.FixedDimension)}
+    if fixed:
+        return min(fixed)
+    fingerprint = fingerprint or _fingerprint(claim)
+    parts = _scalar_parts(claim, obligations)
+    forms = [o for ob in obligations for o in (ob.lhs, ob.rhs)]
+    for candidate in candidates(fingerprint):
+        if not ir.admits(claim.assumptions, candidate):
+            continue
+        if not degenerate(candidate, parts, forms, engine):
+            return candidate
+    return None
+
+
+def candidates(fingerprint: str) -> Iterator[int]:
+    """:data:`FIRST` outside :data:`FIXED`, starting where the fingerprint says and wrapping
+    round, then every dimension above it up to :data:`LAST` outside :data:`FIXED`."""
+    first = [k for k in FIRST if k not in FIXED]
+    start = int(fingerprint[:8], 16) % len(first)
+    yield from first[start:] + first[:start]
+    yield from (k for k in range(FIRST.stop, LAST + 1) if k not in FIXED)
+
+
+def degenerate(
+    dimension: int, parts: Iterable[ir.Expr], sides: Iterable[ir.Expr], engine: GeneralEngine
+) -> bool:
+    """Whether ``dimension`` is a zero of the claim: a vector-free part (``parts``: a
+    constant, ⟨1, 1⟩ − 3, …) or a coefficient of a compared side's normal form (``sides``)
+    that is zero there but not identically, or a denominator that vanishes there. A claim
+    multiplied by p(d) would pass any check at a zero of p."""
+    for part in parts:
+        if _vanishes_at(_form(engine, part), dimension):
+            return True
+    for side in sides:
+        form = _form(engine, side)
+        coefficients = [c for _, c in form.terms] if isinstance(form, VectorForm) else [form]
+        if any(_vanishes_at(c, dimension) for c in coefficients if c is not None):
+            return True
+    return False
+
+
+def matrix_sizes(claim: Checkable, fingerprint: str) -> dict[sympy.Symbol, int] | None:
+    """Sizes n, d, m for a matrix claim: each from :data:`MATRIX_RANGES`, in an order the
+    fingerprint decides (d a multiple of every group count, admitted by the assumptions),
+    never one of the concrete engine's own sizes and never a zero of a constant of the claim
+    (a factor (n − 2)(n − 3) would make every entry vanish there); None when none is."""
+    groups = {
+        x.groups
+        for side in (claim.statement.lhs, claim.statement.rhs)
+        for x in ir.walk(side)
+        if hasattr(x, "groups")
+    }
+    factor = 1
+    for g in groups:
+        factor = factor * g // sympy.igcd(factor, g)
+    own = {tuple(s.values()) for s in sizes_for(claim.statement, claim.assumptions)}
+    own |= set(SIZES)
+    admitted = [k for k in range(factor, factor * (MAX_D + 1), factor)
+                if ir.admits(claim.assumptions, k)]  # fmt: skip
+    if not admitted:
+        return None
+    choices = {axis: list(r) for axis, r in MATRIX_RANGES.items()}
+    choices[d] = [k for k in admitted if k >= 3 * factor][:3] or admitted[-1:]
+    constants = _constants(claim)
+    h = int(fingerprint[24:40], 16)
+    shifts = [h % 27 + k for k in range(27)]
+    for shift in shifts:
+        picked = {
+            axis: values[(shift // 3**i) % len(values)]
+            for i, (axis, values) in enumerate(choices.items())
+        }
+        if (picked[n], picked[d], picked[m]) in own:
+            continue
+        if any(_zero_at(c, picked) for c in constants):
+            continue
+        return picked
+    return None
+
+
+def _constants(claim: Checkable) -> list[sympy.Expr]:
+    """The SymPy constants of the claim that mention a size."""
+    statement = claim.statement
+    sides = (statement.lhs, statement.rhs, *getattr(statement, "certificate", ()))
+    return [
+        x.value
+        for x in ir.distinct_nodes(*sides, definitions=True)
+        if isinstance(x, ir.Const) and x.value.free_symbols & {n, d, m}
+    ]
+
+
+def _zero_at(value: sympy.Expr, sizes: dict[sympy.Symbol, int]) -> bool:
+    """Whether a constant vanishes (or loses its denominator) at the sizes, while not
+    identically zero."""
+    numerator, denominator = sympy.fraction(sympy.together(value))
+    at = {k: sympy.Integer(v) for k, v in sizes.items()}
+    if sympy.expand(denominator.xreplace(at)) == 0:
+        return True
+    return sympy.expand(numerator) != 0 and sympy.expand(numerator.xreplace(at)) == 0
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def _fingerprint(claim: Checkable) -> str:
+    try:
+        return digest((claim.statement, tuple(claim.assumptions)))
+    except NotKeyable:  # an object without a structural encoding: its text still decides
+        return hashlib.sha256(repr(claim.statement).encode()).hexdigest()
+
+
+def _claim_pairs(statement: ir.Relation) -> list[tuple[ir.Expr, ir.Expr, str]]:
+    """The claim's own comparisons; none with an operator norm (a maximum over directions,
+    which the lemma schemas prove from premises validated on their own)."""
+    if any(isinstance(x, OperatorNorm) for x in ir.walk(statement.lhs) + ir.walk(statement.rhs)):
+        return []
+    if isinstance(statement, ir.Le):
+        zero = ir.as_scalar(0)
+        terms = [(zero, t, "le") for t in statement.certificate]
+        return [(statement.lhs, statement.rhs, "le"), *terms]
+    return [(statement.lhs, statement.rhs, "eq")]
+
+
+def _dimension_of(obligation: Obligation, dimension: int) -> int:
+    fixed = [a.value for a in obligation.assumptions if isinstance(a, ir.FixedDimension)]
+    return fixed[0] if fixed else dimension
+
+
+def _scalar_parts(claim: Checkable, obligations: Sequence[Obligation]) -> list[ir.Expr]:
+    """The scalar parts of the claim and the compared sides that hold no vector atom."""
+    statement = claim.statement
+    sides = [statement.lhs, statement.rhs, *getattr(statement, "certificate", ())]
+    sides += [x for ob in obligations for x in (ob.lhs, ob.rhs)]
+    return [
+        x
+        for x in ir.distinct_nodes(*sides)
+        if x.kind == "scalar" and not has_matrices(x) and not _has_vectors(x)
+    ]
+
+
+def _has_vectors(e: ir.Expr) -> bool:
+    return any(isinstance(x, ir.VectorAtom | ir.Ones) for x in ir.walk(e))
+
+
+def _form(engine: GeneralEngine, e: ir.Expr) -> Any:
+    try:
+        return engine.form(e)
+    except (UnsupportedError, DomainError, AssertionError, TypeError):
+        return None
+
+
+def _vanishes_at(f: Any, dimension: int) -> bool:
+    """Whether the scalar normal form ``f`` (or its denominator) is zero at d = dimension
+    while not identically zero."""
+    if f is None or isinstance(f, VectorForm) or d not in f.free_symbols:
+        return False
+    try:
+        numerator, denominator = _fraction(f)
+        at = {d: sympy.Integer(dimension)}
+        if is_zero(denominator.xreplace(at)):
+            return True
+        return not is_zero(numerator) and is_zero(numerator.xreplace(at))
+    except (UnsupportedError, DomainError):
+        return False
+
+
+def _written(engine: GeneralEngine, e: ir.Expr) -> ir.Expr:
+    """The general engine's normal form of ``e``, written back as IR."""
+    return to_expr(engine.form(e))
+
+
+def _disagreement(what: str, agreement: Agreement, where: str) -> str:
+    side = {0: "lhs", 1: "rhs"}.get(agreement.differing or 0)
+    if side is not None and what != "the claim":
+        found = f"the general engine's normal form of the {side} of {what}"
+        return (
+            f"engines disagree: {found} is not its value by the concrete engine at {where} "
+            "(an exact random point)"
+        )
+    if what == "the claim":
+        return f"engines disagree: a certificate term is negative at an exact point at {where}"
+    return (
+        f"engines disagree: the sides of {what}, whose normal forms the general engine found "
+        f"equal, differ at an exact random point at {where}"
+    )
+
+
+def _evidence(
+    outcome: Outcome, detail: str, start: float, data: dict[str, Any] | None = None
+) -> Evidence:
+    if outcome == Outcome.NOT_PROVED:
+        detail = f"not validated: {detail}"
+    return Evidence("validation", outcome, detail, time.perf_counter() - start, data or {})
