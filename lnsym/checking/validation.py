@@ -105,6 +105,8 @@ def validate(
     data: dict[str, Any] = {"dimension": dimension, "equalities": len(pending)}
     if has_matrices(statement):
         data["sizes"] = where
+    else:
+        data["at"] = where
     for what, agreement in checks:
         if agreement.status == "differ":
             assert agreement.point is not None
@@ -119,11 +121,13 @@ def validate(
         if agreement.status != "agree":
             detail = f"{what} could not be evaluated at {where}: {agreement.note}"
             return _evidence(Outcome.NOT_PROVED, detail, start, data)
+    # The sizes are in the data: the detail reads alike for claims validated alike.
+    size = "sizes" if has_matrices(statement) else "a dimension"
     detail = (
         f"the claim and the normal forms of {len(pending)} "
         f"equalit{'y' if len(pending) == 1 else 'ies'} agree with the concrete engine's exact "
-        f"values at {where}, chosen from the claim outside every fixed size (one random "
-        "rational point each)"
+        f"values at one random rational point each, at {size} chosen from the claim outside "
+        "every fixed size"
     )
     return _evidence(Outcome.HOLDS, detail, start, data)
 

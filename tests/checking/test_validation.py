@@ -254,7 +254,9 @@ def test_a_planted_bug_without_a_dodge_is_refuted_by_validation_first():
     assert result.verdict in ("REFUTED", "ERROR")
     validation = next(e for e in result.evidence if e.engine == "validation")
     assert validation.outcome in ("error", "counterexample")
-    assert f"d = {validation.data['dimension']}" in validation.detail or validation.counterexample
+    assert f"d = {validation.data['dimension']}" in validation.detail or (
+        validation.counterexample.d == validation.data["dimension"]
+    )
 
 
 def test_a_true_claim_is_validated_and_says_where():
@@ -263,6 +265,7 @@ def test_a_true_claim_is_validated_and_says_where():
     validation = next(e for e in result.evidence if e.engine == "validation")
     assert validation.outcome == "holds"
     chosen = validation.data["dimension"]
-    assert chosen not in FIXED and f"d = {chosen}" in validation.detail
+    assert chosen not in FIXED and validation.data["at"] == f"d = {chosen}"
+    assert "a dimension chosen from the claim outside every fixed size" in validation.detail
     inequality = Claim("var.le", Le(0, var(z), certificate=[var(z)]))
     assert Checker(Options()).check(inequality).verdict == "PROVED"
