@@ -58,14 +58,16 @@ class _Names:
         return name
 
     def _digest(self, e: sympy.Basic) -> bytes:
-        """A digest of the structure of ``e`` that depends on the names of its symbols, never
-        on the creation order of Dummy symbols (which SymPy's own hash includes)."""
+        """A digest of the structure of ``e`` that depends on the names and assumptions of
+        its symbols, never on the creation order of Dummy symbols (which SymPy's own hash
+        includes), nor on how a number prints (two floats may print alike)."""
         found = self._digests.get(e)
         if found is None:
             if e.is_Symbol:
-                content = f"{type(e).__name__}:{e.name}".encode()
+                facts = sorted(e.assumptions0.items())
+                content = f"{type(e).__name__}:{e.name}:{facts}".encode()
             elif e.is_Atom:
-                content = f"{type(e).__name__}:{e}".encode()
+                content = f"{type(e).__name__}:{e._hashable_content()!r}".encode()
             else:
                 parts = [self._digest(a) for a in e.args]
                 if e.is_Add or e.is_Mul:
