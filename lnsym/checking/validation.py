@@ -92,6 +92,8 @@ def validate(
         if pairs:
             agreement = agree_at(pairs, claim.assumptions, dimension, seed=point_seed)
             checks.append(("the claim", agreement))
+    seen: set[ir.Expr] = set()
+    parts = 0
     for k, obligation in enumerate(pending):
         at = _dimension_of(obligation, dimension)
         pairs = [
@@ -99,10 +101,15 @@ def validate(
             (obligation.rhs, _written(engine, obligation.rhs), "eq"),
             (obligation.lhs, obligation.rhs, "eq"),
         ]
+        # Every part's normal form too: an error in a part can hide in a side that a
+        # factor vanishing at this dimension multiplies (A + p(d)·B, p(D) = 0).
+        for part in _parts(obligation, seen):
+            pairs.append((part, _written(engine, part), "eq"))
+            parts += 1
         agreement = agree_at(pairs, obligation.assumptions, at, seed=point_seed + k + 1)
         checks.append((f"equality {k + 1}", agreement))
 
-    data: dict[str, Any] = {"dimension": dimension, "equalities": len(pending)}
+    data: dict[str, Any] = {"dimension": dimension, "equalities": len(pending), "parts": parts}
     if has_matrices(statement):
         data["sizes"] = where
     else:
@@ -305,6 +312,22 @@ def _vanishes_at(f: Any, dimension: int) -> bool:
         return not is_zero(numerator) and is_zero(numerator.xreplace(at))
     except (UnsupportedError, DomainError):
         return False
+
+
+#: Parts whose normal form is the node itself, or that of its definition (checked apart).
+_PLAIN = (ir.VectorAtom, ir.Ones, ir.Const, ir.Defined)
+
+
+def _parts(obligation: Obligation, seen: set[ir.Expr]) -> Iterator[ir.Expr]:
+    """The parts of an obligation's sides (definitions expanded) whose normal forms the
+    engine computed by a rule of its own, each once per claim."""
+    for part in ir.distinct_nodes(obligation.lhs, obligation.rhs, definitions=True):
+        if part in seen or isinstance(part, _PLAIN):
+            continue
+        if part is obligation.lhs or part is obligation.rhs:
+            continue
+        seen.add(part)
+        yield part
 
 
 def _written(engine: GeneralEngine, e: ir.Expr) -> ir.Expr:

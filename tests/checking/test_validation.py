@@ -269,3 +269,33 @@ def test_a_true_claim_is_validated_and_says_where():
     assert "a dimension chosen from the claim outside every fixed size" in validation.detail
     inequality = Claim("var.le", Le(0, var(z), certificate=[var(z)]))
     assert Checker(Options()).check(inequality).verdict == "PROVED"
+
+
+def test_a_wrong_part_hidden_by_a_factor_vanishing_at_every_candidate_is_caught():
+    """A + p(d)·B with p zero at every dimension validation would try first and at every
+    fixed size, A sharing B's monomials so that no coefficient of the side vanishes: the
+    side agrees with its normal form wherever p is zero, but the part B does not."""
+    import pytest
+
+    zeros = [k for k in FIRST if k not in FIXED] + [*range(1, 9), 16, 64, 768]
+    p = sympy.Poly(sympy.prod([d - k for k in zeros]), d).all_coeffs()[::-1]
+
+    def spread(side):
+        terms = [(c_j * d**j) * side for j, c_j in enumerate(p) if c_j != 0]
+        total = terms[0]
+        for term in terms[1:]:
+            total = total + term
+        return total
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _multiplicity_lost(monkeypatch)  # D ⟨z, z⟩ along h taken as ⟨z, h⟩
+        a = dot(z, h) * z + dot(z, z) * h
+        b = jvp(dot(z, z) * z, z, h)  # 2⟨z, h⟩z + ⟨z, z⟩h
+        b_by_the_bug = dot(z, h) * z + dot(z, z) * h
+        claim = Claim("hidden", Eq(a + spread(b), a + spread(b_by_the_bug)))
+        bare = Checker(Options(validation=False, samples=60)).check(claim)
+        assert bare.verdict == "PROVED", bare.reason
+        result = Checker(Options(samples=60)).check(claim)
+        validation = next(e for e in result.evidence if e.engine == "validation")
+    assert result.verdict != "PROVED"
+    assert validation.outcome == "error" and "engines disagree" in validation.detail
