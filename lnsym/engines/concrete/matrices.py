@@ -37,7 +37,6 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -49,6 +48,7 @@ from lnsym.engines.concrete.engine import evidence as scalar_evidence
 from lnsym.engines.concrete.examine import _examine
 from lnsym.engines.concrete.points import _Point
 from lnsym.engines.concrete.problem import _constrain, _principal, _Problem
+from lnsym.engines.concrete.recheck import _rational
 from lnsym.engines.concrete.recheck import promote as scalar_promote
 from lnsym.engines.concrete.recheck import recheck as scalar_recheck
 from lnsym.engines.concrete.ring_values import proved_together
@@ -306,15 +306,6 @@ def promote(claim: Checkable, sample: Mapping[str, Any]) -> tuple[Counterexample
             how = "rounded to 6 significant digits" if digits else "read exactly"
             return found, f"the numeric sample, {how}, violates the claim exactly"
     return None, why
-
-
-def _rational(x: Any, digits: int | None) -> sympy.Rational:
-    """A float read as a rational: rounded to ``digits`` significant digits, or exactly."""
-    value = float(x)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{x!r} is not finite")
-    exact = Fraction(f"{value:.{digits}g}") if digits else Fraction(value)
-    return sympy.Rational(exact.numerator, exact.denominator)
 
 
 # ---------------------------------------------------------------------------------------
