@@ -19,6 +19,8 @@ schema) proves a claim, :func:`validate` checks it again where no claim can aim:
   its own derivatives (:func:`lnsym.engines.concrete.agreement.agree_at`) — a normal form
   that is not its side's value, or two normal forms found equal that are not, is an engine
   disagreement;
+- so is the normal form of every part of those sides (each node, definitions expanded, once
+  per claim): a wrong part B can hide in a side A + p(d)·B at a zero of p;
 - the claim itself is evaluated there too (an inequality with every certificate term), and
   a matrix claim entry by entry at sizes n, d, m chosen from its fingerprint outside the
   concrete engine's own: a violation is an exact counterexample, which the checker re-checks.
@@ -29,6 +31,7 @@ docs/trust.md gives the argument, and the probability that a wrong normal form s
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -67,8 +70,7 @@ def validate(
         Evidence of the engine ``"validation"``: ``holds`` when everything agrees; an exact
         ``counterexample`` when the claim itself fails at the point; ``error`` for an engine
         disagreement (a normal form that is not its side's value); ``not proved`` when no
-        point could be evaluated (no admissible dimension, no real value, a value beyond
-        square roots).
+        point could be evaluated (no admissible dimension, no real value at any point drawn).
     """
     start = time.perf_counter()
     fingerprint = _fingerprint(claim)
@@ -117,7 +119,8 @@ def validate(
     for what, agreement in checks:
         if agreement.status == "differ":
             assert agreement.point is not None
-            if what == "the claim" and agreement.differing == 0:
+            # (a matrix claim's pairs are its entries; a vector claim's first is the claim)
+            if what == "the claim" and (agreement.differing == 0 or has_matrices(statement)):
                 detail = f"the claim fails at an exact point at {where}"
                 seconds = time.perf_counter() - start
                 return Evidence(
@@ -147,15 +150,17 @@ def dimension_for(
 ) -> int | None:
     """The dimension D of the validation: ``dimension(k)`` when the claim fixes it, else the
     first admissible value of :func:`candidates` — allowed by the dimension assumptions and
-    not degenerate for the claim (:func:`degenerate`). None when none is, up to
-    :data:`LAST`."""
+    not degenerate for the claim (:func:`degenerate`) — or, for a claim stated only above
+    :data:`LAST`, of the dimensions from its lower bound on. None when none is."""
     fixed = {a.value for a in claim.assumptions if isinstance(a, ir.FixedDimension)}
     if fixed:
         return min(fixed)
     fingerprint = fingerprint or _fingerprint(claim)
     parts = _scalar_parts(claim, obligations)
     forms = [o for ob in obligations for o in (ob.lhs, ob.rhs)]
-    for candidate in candidates(fingerprint):
+    low = max((a.value for a in claim.assumptions if isinstance(a, ir.MinDimension)), default=1)
+    beyond = range(low, low + LAST) if low > LAST else range(0)  # dimension_at_least(500)
+    for candidate in itertools.chain(candidates(fingerprint), beyond):
         if not ir.admits(claim.assumptions, candidate):
             continue
         if not degenerate(candidate, parts, forms, engine):
