@@ -46,7 +46,7 @@ from lnsym.engines.general import GeneralEngine, Obligation, VectorForm, is_zero
 from lnsym.engines.general.algebra import _fraction
 from lnsym.errors import DomainError, UnsupportedError
 from lnsym.ir.calculus import OperatorNorm
-from lnsym.ir.lowering import MAX_D, SIZES, sizes_for
+from lnsym.ir.lowering import MAX_D, SIZES, group_counts, lower, sizes_for
 from lnsym.ir.matrices import has_matrices
 from lnsym.ir.names import d, m, n
 
@@ -58,7 +58,7 @@ FIXED = frozenset({*range(1, 9), 10, 16, 64, 100, 768, 1000, 10**4, 10**6, 10**9
 #: How far past 40 the search for an admissible dimension goes before it gives up.
 LAST = 200
 #: The sides of a matrix claim's validation: each from its range, chosen by the fingerprint.
-MATRIX_RANGES = {n: range(3, 6), d: range(3, 6), m: range(2, 5)}
+MATRIX_RANGES = {n: range(3, 7), d: range(3, 7), m: range(2, 6)}
 
 
 def validate(
@@ -198,16 +198,11 @@ def degenerate(
 def matrix_sizes(claim: Checkable, fingerprint: str) -> dict[sympy.Symbol, int] | None:
     """Sizes n, d, m for a matrix claim: each from :data:`MATRIX_RANGES`, in an order the
     fingerprint decides (d a multiple of every group count, admitted by the assumptions),
-    never one of the concrete engine's own sizes and never a zero of a constant of the claim
-    (a factor (n − 2)(n − 3) would make every entry vanish there); None when none is."""
-    groups = {
-        x.groups
-        for side in (claim.statement.lhs, claim.statement.rhs)
-        for x in ir.walk(side)
-        if hasattr(x, "groups")
-    }
+    never one of the concrete engine's own sizes, never a zero of a constant of the claim (a
+    factor (n − 2)(n − 3) would make every entry vanish there) nor where a part of the claim
+    that holds no atom is 0 (⟨1, 1⟩ − 4 at d = 4); None when no size is left."""
     factor = 1
-    for g in groups:
+    for g in group_counts(claim.statement):
         factor = factor * g // sympy.igcd(factor, g)
     own = {tuple(s.values()) for s in sizes_for(claim.statement, claim.assumptions)}
     own |= set(SIZES)
@@ -216,21 +211,52 @@ def matrix_sizes(claim: Checkable, fingerprint: str) -> dict[sympy.Symbol, int] 
     if not admitted:
         return None
     choices = {axis: list(r) for axis, r in MATRIX_RANGES.items()}
-    choices[d] = [k for k in admitted if k >= 3 * factor][:3] or admitted[-1:]
-    constants = _constants(claim)
+    width = len(MATRIX_RANGES[d])
+    choices[d] = [k for k in admitted if k >= 3 * factor][:width] or admitted[-1:]
+    constants, parts = _constants(claim), _atom_free_parts(claim)
     h = int(fingerprint[24:40], 16)
-    shifts = [h % 27 + k for k in range(27)]
-    for shift in shifts:
-        picked = {
-            axis: values[(shift // 3**i) % len(values)]
-            for i, (axis, values) in enumerate(choices.items())
-        }
+    combinations = 1
+    for values in choices.values():
+        combinations *= len(values)
+    for shift in range(combinations):
+        k = (h + shift) % combinations
+        picked: dict[sympy.Symbol, int] = {}
+        for axis, values in choices.items():
+            picked[axis] = values[k % len(values)]
+            k //= len(values)
         if (picked[n], picked[d], picked[m]) in own:
             continue
         if any(_zero_at(c, picked) for c in constants):
             continue
+        if any(_part_vanishes(p, picked, h) for p in parts):
+            continue
         return picked
     return None
+
+
+def _atom_free_parts(claim: Checkable) -> list[ir.Expr]:
+    """The claim's scalar parts that hold no atom and are not plain constants (⟨1, 1⟩ − 4,
+    Σ of a ones matrix): functions of the sizes and scalars alone."""
+    statement = claim.statement
+    sides = (statement.lhs, statement.rhs, *getattr(statement, "certificate", ()))
+    return [
+        x
+        for x in ir.distinct_nodes(*sides, definitions=True)
+        if x.kind == "scalar"
+        and not isinstance(x, ir.Const)
+        and not any(getattr(y, "names_an_atom", False) for y in ir.walk(x))
+    ]
+
+
+def _part_vanishes(part: ir.Expr, sizes: dict[sympy.Symbol, int], seed: int) -> bool:
+    """Whether an atom-free part is 0 at these sizes, at a random value of its scalars (a
+    part that is 0 at every size tried leaves the claim unvalidated: never a weaker check)."""
+    try:
+        written = lower(part, sizes)
+    except (UnsupportedError, DomainError):
+        return False
+    found = agree_at([(written, ir.as_scalar(0), "eq")], (), sizes[d], seed=seed)
+    return found.status == "agree"
 
 
 def _constants(claim: Checkable) -> list[sympy.Expr]:

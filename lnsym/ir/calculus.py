@@ -140,6 +140,16 @@ def _scalar_wrt(wrt: Any) -> Const:
     return wrt if isinstance(wrt, Const) else Const(value)
 
 
+def _not_a_matrix(expr: Any, what: str) -> Expr:
+    expr = _operand(expr)
+    if expr.kind == "matrix":
+        raise ExpressionError(
+            f"{what}() of a matrix expression is not supported: take grad(loss, matrix) of a "
+            "scalar loss, such as total(G * expression)"
+        )
+    return expr
+
+
 def jvp(expr: Any, wrt: Any, direction: Any) -> Expr:
     """Directional derivative of a vector or scalar expression w.r.t. the atom ``wrt``.
 
@@ -148,7 +158,7 @@ def jvp(expr: Any, wrt: Any, direction: Any) -> Expr:
         wrt: the vector atom that varies.
         direction: the vector h in D_wrt[expr](h) = d/dt expr(wrt + t·h) at t = 0.
     """
-    return Jvp(_operand(expr), _wrt(wrt), as_vector(direction))
+    return Jvp(_not_a_matrix(expr, "jvp"), _wrt(wrt), as_vector(direction))
 
 
 def diff(expr: Any, wrt: Any) -> Expr:
@@ -166,7 +176,7 @@ def diff(expr: Any, wrt: Any) -> Expr:
     >>> diff(var(vector("z")) + eps, eps)
     ∂_ε[var(z) + ε]
     """
-    return Diff(_operand(expr), _scalar_wrt(wrt))
+    return Diff(_not_a_matrix(expr, "diff"), _scalar_wrt(wrt))
 
 
 def vjp(expr: Any, wrt: Any, cotangent: Any) -> Expr:

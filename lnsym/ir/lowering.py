@@ -53,8 +53,8 @@ SIZES: tuple[tuple[int, int, int], ...] = ((2, 2, 1), (3, 2, 2), (2, 3, 3))
 MAX_D = 12
 
 __all__ = [
-    "MAX_D", "SIZES", "Lowered", "entry_name", "lower", "lower_claim", "lower_relation",
-    "lowered_entries", "sizes_for", "sizes_text",
+    "MAX_D", "SIZES", "Lowered", "entry_name", "group_counts", "lower", "lower_claim",
+    "lower_relation", "lowered_entries", "sizes_for", "sizes_text",
 ]  # fmt: skip
 
 
@@ -86,8 +86,7 @@ def sizes_for(
     >>> [s[d] for s in sizes_for(claim)], [s[d] for s in sizes_for(claim, [dimension_at_least(5)])]
     ([2, 2, 3], [5, 5, 6])
     """
-    groups = {x.groups for side in (statement.lhs, statement.rhs) for x in ir.walk(side)
-              if isinstance(x, mx.GroupSum | mx.GroupMean | layers.GroupStandardize)}  # fmt: skip
+    groups = group_counts(statement)
     factor = 1
     for g in groups:
         factor = factor * g // sympy.igcd(factor, g)
@@ -105,6 +104,14 @@ def sizes_for(
         if size not in out:
             out.append(size)
     return out
+
+
+def group_counts(statement: Relation) -> set[int]:
+    """The group counts of the statement's group sums, means and norms, inside definitions
+    too (a user's node may hold one in its definition alone): d must be a multiple of each."""
+    nodes = ir.distinct_nodes(statement.lhs, statement.rhs, definitions=True)
+    grouped = (mx.GroupSum, mx.GroupMean, layers.GroupStandardize)
+    return {x.groups for x in nodes if isinstance(x, grouped)}
 
 
 def sizes_text(sizes: Mapping[Any, int]) -> str:

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import sympy
 
 from lnsym.errors import ExpressionError
-from lnsym.ir.names import _check_name, d, m, n
+from lnsym.ir.names import _RESERVED, _check_name, d, m, n
 from lnsym.ir.nodes import (
     Defined,
     Expr,
@@ -400,7 +400,13 @@ def matrix(name: str, rows: Any, cols: Any, *, positive: bool = False) -> Matrix
 
     >>> matrix("W", d, m)
     W
+
+    Raises:
+        ExpressionError: for an invalid name, or one of the sizes' and ε's (d, n, m,
+            epsilon): the engines would read the matrix's slices as the size.
     """
+    if name in _RESERVED:
+        raise ExpressionError(f"the name {name!r} is reserved: use {_RESERVED[name]}")
     return MatrixAtom(_check_name(name), _side(rows), _side(cols), positive)
 
 

@@ -97,13 +97,19 @@ class Expr:
         return f"${shown(self, 'latex')}$"
 
     # -- arithmetic -----------------------------------------------------------------
+    # With a matrix on the right, the matrix's own operator builds the matrix node
+    # (Python tries it when this one returns NotImplemented): mean(g)·Z is a scaled matrix.
     def __add__(self, other: Any) -> Expr:
+        if _matrix(other):
+            return NotImplemented
         return add(self, other)
 
     def __radd__(self, other: Any) -> Expr:
         return add(other, self)
 
     def __sub__(self, other: Any) -> Expr:
+        if _matrix(other):
+            return NotImplemented
         return add(self, negate(other))
 
     def __rsub__(self, other: Any) -> Expr:
@@ -116,6 +122,8 @@ class Expr:
         return self
 
     def __mul__(self, other: Any) -> Expr:
+        if _matrix(other):
+            return NotImplemented
         return multiply(self, other)
 
     def __rmul__(self, other: Any) -> Expr:
@@ -129,6 +137,11 @@ class Expr:
 
     def __pow__(self, exponent: Any) -> Expr:
         return power(self, exponent)
+
+
+def _matrix(x: Any) -> bool:
+    """Whether ``x`` is a matrix node (lnsym.ir.matrices), which builds its own products."""
+    return isinstance(x, Expr) and x.kind == "matrix"
 
 
 def _cached_hash(structural: Callable[[Expr], int]) -> Callable[[Expr], int]:
@@ -341,6 +354,11 @@ _REAL = sympy.Symbol("x", real=True).assumptions0
 def substitution(expr: Any, target: Any, value: Any) -> Expr:
     """``expr`` at ``target = value``; see :meth:`Expr.subs`."""
     expr = _operand(expr)
+    if expr.kind == "matrix":
+        raise ExpressionError(
+            "substitution inside a matrix expression is not supported: write the matrix "
+            "expression with the value in place"
+        )
     if isinstance(target, VectorAtom):
         return Substitution(expr, target, as_vector(value))
     if isinstance(target, sympy.Symbol) and target not in (d,):

@@ -28,7 +28,9 @@ from lnsym.ir.names import d, m, n
 from lnsym.ir.relations import Relation
 
 #: Atom names: short identifiers, a digit or two inside allowed (X1, W_2).
-names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,5}", fullmatch=True)
+names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,5}", fullmatch=True).filter(
+    lambda name: name not in ("d", "n", "m", "epsilon")  # reserved for the sizes and ε
+)
 SIDES = (sympy.Integer(1), n, d, m)
 shapes = st.tuples(st.sampled_from(SIDES), st.sampled_from(SIDES))
 SIZES = {n: 2, d: 3, m: 2}

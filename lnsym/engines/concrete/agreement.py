@@ -33,8 +33,9 @@ from lnsym import ir
 from lnsym.engines.base import Checkable, Counterexample
 from lnsym.engines.concrete import exact
 from lnsym.engines.concrete.arithmetic import Undefined
+from lnsym.engines.concrete.engine import OVERDETERMINED
 from lnsym.engines.concrete.formatting import _found
-from lnsym.engines.concrete.matrices import _Under, _vector_assumptions
+from lnsym.engines.concrete.matrices import _problem_of, _Under, _vector_assumptions
 from lnsym.engines.concrete.points import SAMPLE_RANGE, _exact_point, _Point, _random_point
 from lnsym.engines.concrete.problem import _Problem
 from lnsym.engines.concrete.sympy_numbers import _entries, _real
@@ -79,6 +80,8 @@ def agree_at(
     first, *others = pairs
     extras = [x for a, b, _ in others for x in (a, b)]
     problem = _Problem.of(first[0], first[1], first[2], assumptions, extras)
+    if problem.overdetermined(d):
+        return Agreement("undefined", note=OVERDETERMINED)
     rng = random.Random(seed)
     for _ in range(ATTEMPTS):
         point = _random_point(problem, d, rng, SAMPLE_RANGE)
@@ -147,6 +150,8 @@ def entries_agree_at(
     A differing entry comes with the point, its sizes and its index, as the concrete
     engine's counterexamples do.
     """
+    if _problem_of(claim).overdetermined(sizes[ir.d]):
+        return Agreement("undefined", note=OVERDETERMINED)
     written = lower_claim(claim.statement, sizes, claim.assumptions)
     under = _Under.of(claim, written, sizes) if _vector_assumptions(claim.assumptions) else None
     relations = [(index, r if under is None else under.wrap(r)) for index, r in written.entries]

@@ -274,6 +274,7 @@ def evidence(
 
     results: list[DimensionCheck] = []
     undefined: list[int] = []
+    special: list[int] = []  # dimensions where an atom meets d or more linear constraints
     failure = ""  # the first point where a certificate term is negative or undefined
     samples = 0
     thorough = {*dims[:2], max(d for d in dims if d <= max_d)} if dims[0] <= max_d else set(dims)
@@ -296,6 +297,9 @@ def evidence(
         if result.status == "undefined":
             undefined.append(d)
             continue
+        if result.status == "holds" and problem.overdetermined(d):
+            special.append(d)  # what held there was only the special point 0: nothing shown
+            continue
         if result.too_large:  # larger d only grow: go straight to exact points
             symbolic_up_to = d - 1
         if is_le:
@@ -309,7 +313,7 @@ def evidence(
                 cross_check["identity"] &= not identity_scan.cross_checked
                 if certified.too_large:
                     symbolic_up_to = d - 1
-                if certified.status == "holds":
+                if certified.status == "holds" and not problem.overdetermined(d):
                     result = certified
                 else:  # a wrong certificate proves nothing; the inequality may still hold
                     how = {"counterexample": "fails", "undefined": "is undefined"}.get(
@@ -318,6 +322,11 @@ def evidence(
                     reason = f"the certificate identity {how} at d = {d}"
                     identity = None
         results.append(result)
+    if not results and special:
+        detail = f"no violation at the points reached for d = {_ranges(special)}: {OVERDETERMINED}"
+        nothing = {"exact": True, "dimensions": [], "special_dimensions": special}
+        seconds = time.perf_counter() - start
+        return Evidence("concrete", Outcome.CONSISTENT, detail, seconds, nothing)
     if not results:
         raise DomainError(
             f"the claim is undefined at every point tried at d = {_ranges(undefined)}"
@@ -333,6 +342,9 @@ def evidence(
     if undefined:
         data["undefined_dimensions"] = undefined
         skipped = f"; skipped d = {_ranges(undefined)}, undefined at every point tried"
+    if special:
+        data["special_dimensions"] = special
+        skipped += f"; d = {_ranges(special)} decide nothing: {OVERDETERMINED}"
     if failure:
         reason = f"the certificate is wrong: {failure}"
         data["certificate_failure"] = failure
@@ -358,6 +370,13 @@ def evidence(
             f"negative tₖ at {samples} exact points (integers, fractions, boundary values)"
         )
     return Evidence("concrete", Outcome.HOLDS, detail + skipped, time.perf_counter() - start, data)
+
+
+#: Why a dimension where an atom meets d or more linear constraints decides nothing.
+OVERDETERMINED = (
+    "an atom meets as many linear constraints as d: the points drawn make it 0, and its "
+    "other admissible values, at special points of its partners, are not reached"
+)
 
 
 def _mentions_d(statement: ir.Relation) -> bool:

@@ -43,7 +43,7 @@ import sympy
 
 from lnsym import ir
 from lnsym.engines.base import Checkable, Counterexample, Evidence, Outcome, Statement
-from lnsym.engines.concrete.engine import _mentions_d, _routes, cross_checks
+from lnsym.engines.concrete.engine import OVERDETERMINED, _mentions_d, _routes, cross_checks
 from lnsym.engines.concrete.engine import evidence as scalar_evidence
 from lnsym.engines.concrete.examine import _examine
 from lnsym.engines.concrete.points import _Point
@@ -71,10 +71,16 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
         return Evidence("concrete", Outcome.ERROR, detail, time.perf_counter() - start)
     constrained = _vector_assumptions(claim.assumptions)
     outcomes: list[Outcome] = []
-    checked = []
+    checked: list[str] = []
+    special: list[str] = []  # sizes where an atom meets d or more linear constraints
     cross_check = cross_checks()  # owed once by the statement, as by a scalar claim
     for sizes in all_sizes:
         named = {str(k): v for k, v in sizes.items()}
+        label = "(" + ", ".join(str(v) for v in sizes.values()) + ")"
+        # There the points make an atom 0; its other admissible values are never reached:
+        # a counterexample still counts, a size that holds shows nothing.
+        overdetermined = constrained and _problem_of(claim).overdetermined(sizes[d])
+        held: list[Outcome] = []
         written = lowered(claim.statement, sizes, claim.assumptions)
         entries = written.entries
         under = _Under.of(claim, written, sizes) if constrained else None
@@ -82,7 +88,7 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
         proved = _proved_together(relations)
         for k, (index, relation) in enumerate(entries):
             if k in proved:
-                outcomes.append(Outcome.HOLDS)
+                held.append(Outcome.HOLDS)
                 continue
             try:
                 found = scalar_evidence(
@@ -110,15 +116,26 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
             if found.outcome not in (Outcome.HOLDS, Outcome.CONSISTENT):
                 detail = f"entry {index} for {sizes_text(named)}: {found.detail}"
                 return Evidence("concrete", found.outcome, detail, time.perf_counter() - start)
-            outcomes.append(found.outcome)
-        checked.append("(" + ", ".join(str(v) for v in sizes.values()) + ")")
+            held.append(found.outcome)
+        if overdetermined:
+            special.append(label)
+        else:
+            outcomes.extend(held)
+            checked.append(label)
+    seconds = time.perf_counter() - start
+    if not checked:
+        detail = f"no violation at the points reached for (n, d, m) = {', '.join(special)}: "
+        nothing = {"exact": True, "sizes": [], "special_sizes": special}
+        return Evidence("concrete", Outcome.CONSISTENT, detail + OVERDETERMINED, seconds, nothing)
     where = f"every entry for (n, d, m) = {', '.join(checked)}"
     if constrained:
         where += " under the assumptions"
         if any(isinstance(a, ir.Centered | ir.Orthogonal) for a in claim.assumptions):
             where += " (the entries their linear constraints fix solved exactly)"
-    data = {"exact": True, "sizes": checked}
-    seconds = time.perf_counter() - start
+    data: dict[str, Any] = {"exact": True, "sizes": checked}
+    if special:
+        data["special_sizes"] = special
+        where += f" ({', '.join(special)} decide nothing: {OVERDETERMINED})"
     if all(o == Outcome.HOLDS for o in outcomes):
         return Evidence("concrete", Outcome.HOLDS, f"exact for {where}", seconds, data)
     detail = f"no violation at exact sample points of {where}"
@@ -334,6 +351,13 @@ _SEARCH_RANGES = (2, 5, 30, 1000)
 _SMALL_EXPONENT = 6
 
 
+def _problem_of(claim: Checkable) -> _Problem:
+    """The assumptions' atoms and the assumptions, as the constraint solver reads them."""
+    zero = ir.Const(sympy.Integer(0))
+    atoms = tuple(_assumed_atoms(claim.assumptions))
+    return _Problem(zero, zero, "eq", atoms, (), tuple(claim.assumptions), None)
+
+
 @dataclass(frozen=True)
 class _Under:
     """One size of a matrix claim under its vector assumptions: the entries their linear
@@ -349,9 +373,8 @@ class _Under:
 
     @staticmethod
     def of(claim: Checkable, written: Lowered, sizes: Mapping[sympy.Symbol, int]) -> _Under:
-        zero = ir.Const(sympy.Integer(0))
-        atoms = tuple(_assumed_atoms(claim.assumptions))
-        problem = _Problem(zero, zero, "eq", atoms, (), tuple(claim.assumptions), None)
+        problem = _problem_of(claim)
+        atoms = problem.atoms
         symbolic = {a: tuple(written.vectors[a]) for a in atoms}
         solved = _constrain(problem, dict(symbolic), sizes[d])
         dependent: dict[sympy.Symbol, sympy.Expr] = {}

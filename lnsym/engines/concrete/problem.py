@@ -174,14 +174,22 @@ class _Problem:
         return not self.atoms and all(n.kind == "scalar" for n in self._nodes)
 
     def constraints(self, atom: str) -> list[str | None]:
-        """Rows of the linear constraints on ``atom``: None for ⟨1, atom⟩ = 0, else a partner."""
+        """Rows of the linear constraints on ``atom``: None for ⟨1, atom⟩ = 0, else a partner
+        (each once: an assumption stated twice is one constraint)."""
         rows: list[str | None] = []
         for a in self.assumptions:
             if isinstance(a, ir.Centered) and a.atom.name == atom:
                 rows.append(None)
             if isinstance(a, ir.Orthogonal) and a.right.name == atom:
                 rows.append(a.left.name)
-        return rows
+        return list(dict.fromkeys(rows))
+
+    def overdetermined(self, d: int) -> bool:
+        """Whether some atom meets d or more linear constraints at dimension ``d``: the points
+        drawn then make it 0 (what the constraints leave for partners in general position),
+        but the assumptions also hold at special points — partners that are dependent, where
+        the atom need not be 0 — which no point drawn reaches. Checks there prove nothing."""
+        return any(len(self.constraints(a)) >= d for a in self.atoms)
 
     def satisfiable(self, d: int) -> bool:
         """Whether the assumptions admit ``d`` (a non-constant atom needs d ≥ 2)."""

@@ -89,8 +89,9 @@ class World:
 
 def worlds(statement: ir.Relation) -> Iterator[list[World]]:
     """The worlds to try, each as its cases: row, column and entry worlds, and group
-    worlds for the group counts that occur."""
-    nodes = ir.walk(statement.lhs) + ir.walk(statement.rhs)
+    worlds for the group counts that occur (inside definitions too: a user's node may hold
+    an e₁ or a group count in its definition alone)."""
+    nodes = list(ir.distinct_nodes(statement.lhs, statement.rhs, definitions=True))
     split = sorted({x.rows for x in nodes if isinstance(x, mx.FirstCase)}, key=str)
     # Every combination of "index 1" and "index ≠ 1", one per axis e₁ lives on.
     cases = [
