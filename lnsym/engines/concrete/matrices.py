@@ -108,9 +108,9 @@ def evidence(claim: Checkable, *, seed: int) -> Evidence:
                     where = f"entry {point.entry} for {sizes_text(named)}"
                     detail = f"violated exactly at {where}"
                     seconds = time.perf_counter() - start
-                    data = {"exact": True, "sizes": named}
+                    found_at = {"exact": True, "sizes": named}
                     return Evidence(
-                        "concrete", Outcome.COUNTEREXAMPLE, detail, seconds, data, point
+                        "concrete", Outcome.COUNTEREXAMPLE, detail, seconds, found_at, point
                     )
                 found = replace(found, outcome=Outcome.CONSISTENT)  # none under the assumptions
             if found.outcome not in (Outcome.HOLDS, Outcome.CONSISTENT):
