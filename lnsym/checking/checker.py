@@ -202,7 +202,10 @@ class Checker:
             reason = f"assumptions are inconsistent: {contradiction}"
             evidence = (Evidence("assumptions", Outcome.ERROR, reason, 0.0),)
             return Result(claim, Verdict.ERROR, evidence, time.perf_counter() - start, reason)
-        kink = kink_under_derivative(claim.statement, claim.assumptions)
+        try:
+            kink = kink_under_derivative(claim.statement, claim.assumptions)
+        except Exception as exc:  # noqa: BLE001 — this claim's error, never the run's crash
+            kink = f"internal {type(exc).__name__} in the differentiability check: {exc}"
         if kink is not None:
             # SymPy's d|x| = sign(x) with sign(0) = 0: every engine would agree on a
             # derivative that does not exist (lnsym.ir.kinks).

@@ -132,6 +132,10 @@ class _Encoder:
         name and assumptions, a number's exact parts), else its arguments."""
         out = self.out
         cls = type(e)
+        if self.strict and not (cls.__module__ or "").startswith(("sympy.", "lnsym.")):
+            # A user's SymPy class (a Function with its own eval): its meaning is its code,
+            # which a fingerprint cannot see, as for any code from outside lnsym.
+            raise NotKeyable(f"{cls.__module__}.{cls.__qualname__}")
         out.append(f"sympy:{cls.__module__}.{cls.__qualname__}:{len(e.args)}")
         if isinstance(e, sympy.Float):
             out.append(f"{e._mpf_!r}:{e._prec}")

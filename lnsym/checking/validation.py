@@ -43,7 +43,7 @@ from lnsym.checking.fingerprint import NotKeyable, digest
 from lnsym.engines.base import Checkable, Evidence, Outcome
 from lnsym.engines.concrete.agreement import Agreement, agree_at, entries_agree_at
 from lnsym.engines.general import GeneralEngine, Obligation, VectorForm, is_zero, to_expr
-from lnsym.engines.general.algebra import _fraction
+from lnsym.engines.general.substitution import SymbolSubstitution
 from lnsym.errors import DomainError, UnsupportedError
 from lnsym.ir.calculus import OperatorNorm
 from lnsym.ir.lowering import MAX_D, SIZES, group_counts, lower, sizes_for
@@ -331,17 +331,19 @@ def _form(engine: GeneralEngine, e: ir.Expr) -> Any:
 
 
 def _vanishes_at(f: Any, dimension: int) -> bool:
-    """Whether the scalar normal form ``f`` (or its denominator) is zero at d = dimension
-    while not identically zero."""
-    if f is None or isinstance(f, VectorForm) or d not in f.free_symbols:
+    """Whether the scalar normal form ``f`` is zero (or undefined) at d = dimension while not
+    identically zero — d replaced inside roots too (√((⟨1, 1⟩ − k)²) hides a zero at k)."""
+    if f is None or isinstance(f, VectorForm):
         return False
     try:
-        numerator, denominator = _fraction(f)
-        at = {d: sympy.Integer(dimension)}
-        if is_zero(denominator.xreplace(at)):
-            return True
-        return not is_zero(numerator) and is_zero(numerator.xreplace(at))
-    except (UnsupportedError, DomainError):
+        at = SymbolSubstitution(d, sympy.Integer(dimension)).form(f)
+    except DomainError:
+        return True  # a denominator, or a root's, vanishes there
+    try:
+        return not is_zero(f) and is_zero(at)
+    except DomainError:
+        return True
+    except UnsupportedError:
         return False
 
 

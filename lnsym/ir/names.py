@@ -1,8 +1,9 @@
 """Names and constants of the IR: d, ε, user scalars, and the checks every constant passes.
 
-A constant must be a real, finite SymPy expression in real, validly named symbols (part of
-the trusted kernel, docs/trust.md): ``I``, ``(-8)**(1/3)``, complex or unnamed symbols,
-infinities and names that could inject LaTeX or HTML are refused when a node is built.
+A constant must be a real, finite SymPy expression in real, validly named symbols, without
+floats (part of the trusted kernel, docs/trust.md): ``I``, ``(-8)**(1/3)``, complex or
+unnamed symbols, infinities, floats and names that could inject LaTeX or HTML are refused
+when a node is built.
 
 >>> scalar("c").is_real, d.is_positive
 (True, True)
@@ -27,6 +28,9 @@ eps = sympy.Symbol("epsilon", positive=True)
 #: positive integer symbols like d (lnsym.ir.matrices).
 n = sympy.Symbol("n", integer=True, positive=True)
 m = sympy.Symbol("m", integer=True, positive=True)
+
+_REAL = sympy.Symbol("x", real=True).assumptions0
+_POSITIVE = sympy.Symbol("x", positive=True).assumptions0
 
 #: User names: ASCII letters first, then letters, digits, _ and ' (safe in LaTeX and Markdown).
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_']{0,31}\Z")
@@ -64,6 +68,15 @@ def _check_constant(value: Any) -> None:
         raise ExpressionError(f"a constant must be a SymPy expression, got {type(value).__name__}")
     if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
         raise ExpressionError(f"the constant {value} is not a finite number")
+    floats = sorted(value.atoms(sympy.Float), key=float)
+    if floats:
+        # SymPy rounds every operation on a float, and every engine would round alike:
+        # 10²⁰·c + c = 10²⁰·c would hold in each of them.
+        exact = sympy.Rational(floats[0])
+        raise ExpressionError(
+            f"the constant {value} holds the float {floats[0]}, which is rounded in every "
+            f"operation; write an exact number instead (its binary value is {exact})"
+        )
     for sym in value.free_symbols:
         if not isinstance(sym, sympy.Symbol) or sym.is_Dummy:
             raise ExpressionError(f"the constant {value} uses the unnamed symbol {sym!r}")
@@ -74,6 +87,14 @@ def _check_constant(value: Any) -> None:
             raise ExpressionError(
                 f"the symbol {sym.name!r} is not known to be real: create it with "
                 f"lnsym.scalar({sym.name!r})"
+            )
+        if sym not in (d, eps, n, m) and sym.assumptions0 not in (_REAL, _POSITIVE):
+            # The engines draw real or positive values: an integer or nonnegative symbol
+            # would be evaluated where SymPy's simplifications with it do not hold.
+            raise ExpressionError(
+                f"the symbol {sym.name!r} has assumptions lnsym does not use (integer, "
+                f"nonnegative, …): create it with lnsym.scalar({sym.name!r}) or "
+                f"lnsym.scalar({sym.name!r}, positive=True)"
             )
     if value.is_real is False or value.is_extended_real is False:
         raise ExpressionError(

@@ -287,10 +287,20 @@ class ScalarProduct(ScalarNode):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Power(ScalarNode):
-    """``base ** exponent`` for a scalar base and a SymPy (usually rational) exponent."""
+    """``base ** exponent`` for a scalar base and a SymPy (usually rational) exponent.
+
+    Raises:
+        ExpressionError: for an exponent that is not a real constant (a Python int or
+            Fraction is made a SymPy number).
+    """
 
     base: Expr
     exponent: sympy.Expr
+
+    def __post_init__(self) -> None:
+        if isinstance(self.exponent, Expr):
+            raise ExpressionError("exponents must be numbers or SymPy expressions, not IR nodes")
+        object.__setattr__(self, "exponent", as_scalar(self.exponent).value)  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------------------

@@ -67,11 +67,19 @@ written.__doc__ = """The atoms and symbols written in ``e`` (kept on the node: w
 
 def check_definition(node: Any) -> None:
     """Refuse a defined node whose definition uses an atom or a symbol (other than d, n, m)
-    that none of its fields holds.
+    that none of its fields holds, or with a field its equality or hash ignores (every
+    engine keeps results by node: two nodes equal but for such a field would share them).
 
     Raises:
         ExpressionError: naming the node's class and what its definition hides.
     """
+    ignored = [f.name for f in dataclasses.fields(node) if not f.compare or f.hash is False]
+    if ignored:
+        raise ExpressionError(
+            f"{type(node).__name__}'s field {ignored[0]} is left out of its equality: every "
+            "field of a node must compare (field(compare=False) and field(hash=False) are "
+            "not allowed)"
+        )
     declared, used = written(node), written(node.definition())
     hidden = sorted(used.atoms - declared.atoms) + sorted(
         str(s) for s in used.symbols - declared.symbols - DIMENSIONS

@@ -459,3 +459,20 @@ def test_reading_a_record_can_run_no_code(module):
     names |= {n.attr for n in nodes if isinstance(n, ast.Attribute)}
     names |= {a.name for n in nodes if isinstance(n, ast.ImportFrom) for a in n.names}
     assert names.isdisjoint({"eval", "exec", "sympify", "parse_expr", "S", "pickle"})
+
+
+def test_a_claim_with_a_users_sympy_function_is_never_cached():
+    """Its meaning is its code (an eval of its own), which no fingerprint sees: an edited
+    module kept serving the old verdict."""
+    import sympy as sp
+
+    from lnsym import ir as lnsym_ir
+
+    class act(sp.Function):  # noqa: N801 — SymPy's style for functions
+        @classmethod
+        def eval(cls, x):
+            return None
+
+    c = sp.Symbol("c", real=True)
+    assert content_key(Claim("f", Eq(lnsym_ir.Const(act(c)), lnsym_ir.Const(c**2)))) is None
+    assert content_key(Claim("g", Eq(lnsym_ir.Const(sp.sin(c)), lnsym_ir.Const(c)))) is not None

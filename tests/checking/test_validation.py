@@ -299,3 +299,41 @@ def test_a_wrong_part_hidden_by_a_factor_vanishing_at_every_candidate_is_caught(
         validation = next(e for e in result.evidence if e.engine == "validation")
     assert result.verdict != "PROVED"
     assert validation.outcome == "error" and "engines disagree" in validation.detail
+
+
+def _centred_zeroes_every_pair(monkeypatch):
+    """A planted decision bug: centered(z) also zeroes every S[z·x], not only S[z]."""
+    from lnsym import centered
+    from lnsym.engines.general import substitution
+
+    original = substitution.Hypotheses.power_sum
+
+    def broken(self, m):
+        if ("z",) in self.zero and "z" in m and len(m) == 2:
+            return sympy.Integer(0)
+        return original(self, m)
+
+    monkeypatch.setattr(substitution.Hypotheses, "power_sum", broken)
+    return lambda factor: Claim("dodge", Eq(factor * dot(z, h), factor * 0), [centered(z)])
+
+
+def test_a_zero_hidden_in_a_root_makes_that_dimension_skipped():
+    """√((⟨1, 1⟩ − k)²) is |d − k|, 0 at k: d inside a root symbol, which a test of the
+    normal form's free symbols misses. With a factor zero at every fixed size too, and a
+    planted decision bug, the validation's own dimension must never be k."""
+    import pytest
+
+    size = dot(ones, ones)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        make = _centred_zeroes_every_pair(monkeypatch)
+        for k in [k for k in FIRST if k not in FIXED]:
+            factor = sqrt((size - k) * (size - k))
+            for j in (*range(1, 9), 16, 64, 768):
+                factor = factor * (size - j)
+            claim = make(factor)
+            general = GeneralEngine()
+            with general.recording() as obligations:
+                assert general.decide(claim.statement, claim.assumptions).proved  # the bug
+            assert dimension_for(claim, obligations, general) != k
+        result = Checker(Options(samples=40)).check(claim)
+    assert result.verdict != "PROVED", result.reason

@@ -49,11 +49,11 @@ DENOMINATORS = {
 EXTREMES = (
     sympy.Integer(0),
     sympy.Integer(-1),
-    sympy.Float(1e-100),
+    sympy.Rational(1, 10**100),
     sympy.Rational(1, 10**30),
     -sympy.Rational(3, 10**20),
     sympy.Integer(10**30),
-    sympy.Float(-7.5e12),
+    -sympy.Rational(75, 10) * 10**12,
 )
 
 

@@ -1,7 +1,7 @@
 """One namespace per claim: a name that stands for two things is refused, naming both.
 
-Generated: every pair of meanings a name can take (a vector, a matrix of a shape, a real, a
-positive or an integer scalar) placed in a statement, its certificate or its assumptions.
+Generated: every pair of meanings a name can take (a vector, a matrix of a shape, a real or
+a positive scalar) placed in a statement, its certificate or its assumptions.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lnsym.ir.matrices import matrix, total
 from lnsym.ir.namespace import names
 
 NAMES = st.sampled_from(["c", "k", "z", "gamma", "Z", "gamma1", "Z_t"])
-KINDS = st.sampled_from(["vector", "matrix n×d", "matrix n×1", "real", "positive", "integer"])
+KINDS = st.sampled_from(["vector", "matrix n×d", "matrix n×1", "real", "positive"])
 
 
 def _use(name: str, kind: str) -> ir.Expr:
@@ -27,8 +27,6 @@ def _use(name: str, kind: str) -> ir.Expr:
         return mean(vector(name))
     if kind.startswith("matrix"):
         return total(matrix(name, n, d if kind.endswith("d") else sympy.Integer(1)))
-    if kind == "integer":
-        return ir.Const(sympy.Symbol(name, integer=True))
     return ir.Const(sympy.Symbol(name, **{kind: True}))
 
 

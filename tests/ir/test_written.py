@@ -117,3 +117,21 @@ def test_the_issues_example_is_refused_and_its_honest_twin_is_proved():
     assert check(claim).verdict == "PROVED"
     wrong = Claim("soft.zero", Eq(diff(soft(y, ir.Const(eps)).subs(y, z), eps), 0 * z))
     assert check(wrong).verdict == "REFUTED"
+
+
+def test_a_field_left_out_of_equality_is_refused():
+    """Every engine keeps results by node: two nodes equal but for such a field shared them,
+    and a false claim read PROVED after a true one (order dependence)."""
+    from dataclasses import field
+
+    @dataclass(frozen=True, slots=True, repr=False)
+    class Scale(ir.Defined, ir.VectorNode):
+        arg: ir.Expr
+        k: ir.Expr = field(compare=False)
+        symbol: ClassVar[str] = "scale"
+
+        def definition(self) -> ir.Expr:
+            return ir.Scaled(self.k, self.arg)
+
+    with pytest.raises(ExpressionError, match="left out of its equality"):
+        Scale(vector("z"), ir.as_scalar(3))

@@ -410,7 +410,8 @@ def primal(v: Any) -> Num:
 def _nilpotent(v: Jet) -> Any:
     """v without its primal part, and without terms that are exactly 0: a power of a jet
     whose infinitesimal part vanishes is the power of its primal (as on the SymPy route,
-    where such terms are gone before ``diff``: √(0 + 0·t) is 0, not 0/0)."""
+    where such terms are gone before ``diff``), but for a root of 0, which the evaluator
+    refuses under a derivative: √(0 + 0·t) may be √(t²) = |t|."""
     return _jet({k: c for k, c in v.terms.items() if k and _nonzero(c)})
 
 

@@ -50,7 +50,7 @@ from lnsym.engines.concrete.arithmetic import Num as Num
 from lnsym.engines.concrete.arithmetic import Q as Q
 from lnsym.engines.concrete.arithmetic import Quad as Quad
 from lnsym.engines.concrete.arithmetic import Root as Root
-from lnsym.engines.concrete.arithmetic import Roots, _product, _split, _sum
+from lnsym.engines.concrete.arithmetic import Roots, _nonzero, _product, _split, _sum
 from lnsym.engines.concrete.arithmetic import Tower as Tower
 from lnsym.engines.concrete.arithmetic import Undefined as Undefined
 from lnsym.engines.concrete.arithmetic import absolute as absolute
@@ -257,6 +257,10 @@ class Evaluator:
         n = compile_constant(e.exponent)(self.scalars, self.tower)
         if type(n) is not Q:
             raise Inexpressible(f"the exponent {e.exponent} has no rational value")
+        if n.denominator != 1 and self.depth and not _nonzero(primal(value)):
+            # A root of 0 while differentiating: first order cannot tell whether it has a
+            # slope (terms in t² are dropped, and √(t²) = |t| has none). As on SymPy's route.
+            raise Undefined(f"the power {n} of 0 under a derivative")
         if n.denominator != 1 and self.decides_signs:
             at_zero = primal(value)
             if n.denominator == 2 and sign(at_zero) < 0:

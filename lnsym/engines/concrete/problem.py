@@ -185,11 +185,15 @@ class _Problem:
         return list(dict.fromkeys(rows))
 
     def overdetermined(self, d: int) -> bool:
-        """Whether some atom meets d or more linear constraints at dimension ``d``: the points
-        drawn then make it 0 (what the constraints leave for partners in general position),
-        but the assumptions also hold at special points — partners that are dependent, where
-        the atom need not be 0 — which no point drawn reaches. Checks there prove nothing."""
-        return any(len(self.constraints(a)) >= d for a in self.atoms)
+        """Whether some atom meets d or more linear constraints at dimension ``d``, one of them
+        with a partner: the points drawn then make it 0 (what the constraints leave for
+        partners in general position), but the assumptions also hold at special points —
+        partners that are dependent, or 0, where the atom need not be 0 — which no point
+        drawn reaches. Checks there prove nothing."""
+        # (⟨1, atom⟩ = 0 alone never degenerates: 1 is never 0, and at d = 1 atom is 0.)
+        return any(
+            len(rows) >= d and rows != [None] for rows in map(self.constraints, self.atoms)
+        )
 
     def satisfiable(self, d: int) -> bool:
         """Whether the assumptions admit ``d`` (a non-constant atom needs d ≥ 2)."""

@@ -170,13 +170,19 @@ class _Evaluator:
                     self._check_real_power(value.xreplace(at_zero), n)
                     if self.radicands is not None and n.is_Rational and n.q == 2:
                         self.radicands.append(value.xreplace(at_zero))
+                moving = self.perturbations + self.generic
                 if n.is_negative:
                     # 0 to a negative power is undefined, as in the exact arithmetic. SymPy's
                     # zoo would vanish unseen from a product with an exact 0 (0·zoo is nan,
                     # but F(t) hides it) or from d/dt of a part that does not hold t.
-                    moving = self.perturbations + self.generic
                     if value.xreplace({t: _ZERO for t in moving}) == 0:
                         raise _Undefined(f"the power {n} of 0")
+                elif not (n.is_integer and n.is_nonnegative) and self.perturbations:
+                    # A root of 0 while differentiating: first order cannot tell whether it
+                    # has a slope (terms in t² are dropped before, and √(t²) = |t| has none).
+                    # As in the exact arithmetic.
+                    if sympy.expand(value.xreplace({t: _ZERO for t in moving})) == 0:
+                        raise _Undefined(f"the power {n} of 0 under a derivative")
                 return self._abbreviate(_power(value, n))
             case ir.Substitution(expr=inner, target=target, value=bound):
                 if isinstance(target, ir.VectorAtom):

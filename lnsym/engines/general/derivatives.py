@@ -52,7 +52,7 @@ def _d_scalar(f: sympy.Expr, wrt: str, direction: VectorForm) -> sympy.Expr:
         ds = _d_symbol(sym, wrt, direction)
         if ds != 0:
             total += sympy.diff(f, sym) * ds
-    return total
+    return _smooth(total, f)
 
 
 @lru_cache(maxsize=4096)
@@ -83,8 +83,26 @@ def scalar_derivative(f: Form, wrt: sympy.Symbol) -> Form:
     return _d_by_scalar(f, wrt)
 
 
-#: What ``sympy.diff`` may leave that is not a function the normal forms can hold.
-_NOT_FUNCTIONS = (sympy.Derivative, sympy.Subs, sympy.DiracDelta, sympy.Heaviside)
+#: What ``sympy.diff`` may leave that is not a function the normal forms can hold, or the
+#: derivative of a kink (|x| → sign(x), which SymPy makes 0 at 0 where none exists).
+_NOT_FUNCTIONS = (sympy.Derivative, sympy.Subs, sympy.DiracDelta, sympy.Heaviside, sympy.sign)
+
+
+def _smooth(derivative: sympy.Expr, f: sympy.Expr) -> sympy.Expr:
+    """``derivative`` of ``f``, refused where it left the functions the normal forms hold —
+    where it differentiated a kink, such as the |c| of √(c²·q) = |c|·√q (a sign(x) that f
+    already held, away from any derivative, is a value like another).
+
+    Raises:
+        UnsupportedError: for such a derivative.
+    """
+    made = derivative.atoms(*_NOT_FUNCTIONS) - f.atoms(*_NOT_FUNCTIONS)
+    if made:
+        raise UnsupportedError(
+            f"the derivative of {f} is not a function the general engine can normalize "
+            "(a kink: |x| has no derivative at 0)"
+        )
+    return derivative
 
 
 def _d_by_scalar(f: sympy.Expr, wrt: sympy.Symbol) -> sympy.Expr:
@@ -94,12 +112,7 @@ def _d_by_scalar(f: sympy.Expr, wrt: sympy.Symbol) -> sympy.Expr:
             dr = _d_root_by_scalar(sym, wrt)
             if dr != 0:
                 total += sympy.diff(f, sym) * dr
-    if total.has(*_NOT_FUNCTIONS):
-        raise UnsupportedError(
-            f"the derivative of {f} with respect to {wrt} is not a function the general "
-            "engine can normalize"
-        )
-    return total
+    return _smooth(total, f)
 
 
 @lru_cache(maxsize=4096)

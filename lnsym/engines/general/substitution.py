@@ -15,6 +15,7 @@ from lnsym import ir
 from lnsym.engines.general.algebra import root
 from lnsym.engines.general.symbols import Monomial, PowerSum, Root
 from lnsym.engines.general.vector_form import Form, VectorForm
+from lnsym.errors import DomainError
 
 
 class Rewriter:
@@ -51,12 +52,18 @@ class Rewriter:
     def scalar(self, f: sympy.Expr) -> sympy.Expr:
         rep = {s: self._rewrite_symbol(s) for s in f.free_symbols}
         rep = {s: v for s, v in rep.items() if v != s}
-        return f.xreplace(rep) if rep else f
+        if not rep:
+            return f
+        out = f.xreplace(rep)
+        if out.has(sympy.zoo, sympy.nan):
+            raise DomainError("division by zero at the value substituted")
+        return out
 
     def vector(self, v: VectorForm) -> VectorForm:
         out = VectorForm(())
         for m, c in v.terms:
             image = self.monomial(m) or VectorForm.monomial(m)
+            # The coefficient first: z/‖z‖ at z = 0 is 0/0, not the 0 an empty image gives.
             out = out + image.scale(self.scalar(c))
         return out
 

@@ -17,11 +17,11 @@ passes from one claim to the next.
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from typing import Any
 
 import sympy
-from sympy.core.cache import cacheit
 from sympy.core.sorting import default_sort_key
 
 from lnsym import ir
@@ -73,7 +73,9 @@ class Root(sympy.Symbol):
     depth: int
 
     def __new__(cls, radicand: sympy.Expr) -> Root:
-        obj = sympy.Symbol.__xnew__(cls, "√", nonnegative=True)
+        # The name is a digest of the radicand's structure: SymPy orders symbols by name, so
+        # two roots never tie, and the order never depends on how a radicand prints.
+        obj = sympy.Symbol.__xnew__(cls, "√" + structural_digest(radicand), nonnegative=True)
         obj.radicand = radicand
         obj.depth = 1 + max((r.depth for r in roots_in(radicand)), default=0)
         return obj
@@ -84,17 +86,26 @@ class Root(sympy.Symbol):
     def _hashable_content(self) -> tuple[Any, ...]:
         return (self.radicand,)
 
-    @cacheit
-    def sort_key(self, order: Any = None) -> Any:
-        # Ordered by the radicand's structure (Symbol's key holds only the name).
-        one = sympy.Integer(1)
-        return self.class_key(), (1, (self.radicand.sort_key(order),)), one.sort_key(), one
-
     def _sympystr(self, printer: Any) -> str:
         return f"√({printer._print(self.radicand)})"
 
     def _latex(self, printer: Any) -> str:
         return rf"\sqrt{{{printer._print(self.radicand)}}}"
+
+
+@lru_cache(maxsize=4096)
+def structural_digest(e: sympy.Basic) -> str:
+    """16 hex digits of a digest of ``e``'s structure: classes, and atoms by their hashable
+    content (a symbol's name and assumptions, a number's exact parts, a root's radicand)."""
+    if isinstance(e, Root):
+        content = "Root:" + structural_digest(e.radicand)
+    elif e.args:
+        content = type(e).__name__ + "(" + ",".join(structural_digest(a) for a in e.args) + ")"
+    elif isinstance(e, sympy.Float):
+        content = f"Float:{e._mpf_!r}:{e._prec}"
+    else:
+        content = f"{type(e).__name__}:{e._hashable_content()!r}"
+    return hashlib.blake2b(content.encode(), digest_size=8).hexdigest()
 
 
 @lru_cache(maxsize=4096)
