@@ -157,13 +157,12 @@ def dimension_for(
         return min(fixed)
     fingerprint = fingerprint or _fingerprint(claim)
     parts = _scalar_parts(claim, obligations)
-    forms = [o for ob in obligations for o in (ob.lhs, ob.rhs)]
     low = max((a.value for a in claim.assumptions if isinstance(a, ir.MinDimension)), default=1)
     beyond = range(low, low + LAST) if low > LAST else range(0)  # dimension_at_least(500)
     for candidate in itertools.chain(candidates(fingerprint), beyond):
         if not ir.admits(claim.assumptions, candidate):
             continue
-        if not degenerate(candidate, parts, forms, engine):
+        if not degenerate(candidate, parts, obligations, engine):
             return candidate
     return None
 
@@ -178,21 +177,42 @@ def candidates(fingerprint: str) -> Iterator[int]:
 
 
 def degenerate(
-    dimension: int, parts: Iterable[ir.Expr], sides: Iterable[ir.Expr], engine: GeneralEngine
+    dimension: int,
+    parts: Iterable[ir.Expr],
+    obligations: Iterable[Obligation],
+    engine: GeneralEngine,
 ) -> bool:
     """Whether ``dimension`` is a zero of the claim: a vector-free part (``parts``: a
-    constant, ⟨1, 1⟩ − 3, …) or a coefficient of a compared side's normal form (``sides``)
-    that is zero there but not identically, or a denominator that vanishes there. A claim
+    constant, ⟨1, 1⟩ − 3, …) or a coefficient of a compared side's normal form that is zero
+    there but not identically, or a denominator that vanishes there; or the difference of
+    two compared sides, before their assumptions, is 0 there but not identically (a wrong
+    decision about A − B would hide behind a factor p(d) spread over its terms). A claim
     multiplied by p(d) would pass any check at a zero of p."""
     for part in parts:
         if _vanishes_at(_form(engine, part), dimension):
             return True
-    for side in sides:
-        form = _form(engine, side)
-        coefficients = [c for _, c in form.terms] if isinstance(form, VectorForm) else [form]
-        if any(_vanishes_at(c, dimension) for c in coefficients if c is not None):
+    for obligation in obligations:
+        left, right = _form(engine, obligation.lhs), _form(engine, obligation.rhs)
+        for form in (left, right):
+            if any(_vanishes_at(c, dimension) for c in _coefficients(form)):
+                return True
+        if left is None or right is None or isinstance(left, VectorForm) != isinstance(
+            right, VectorForm
+        ):
+            continue
+        difference = (
+            left + right.scale(sympy.Integer(-1)) if isinstance(left, VectorForm) else left - right
+        )
+        terms = _coefficients(difference)
+        if terms and all(_vanishes_at(c, dimension) for c in terms):
             return True
     return False
+
+
+def _coefficients(form: Any) -> list[Any]:
+    if form is None:
+        return []
+    return [c for _, c in form.terms] if isinstance(form, VectorForm) else [form]
 
 
 def matrix_sizes(claim: Checkable, fingerprint: str) -> dict[sympy.Symbol, int] | None:

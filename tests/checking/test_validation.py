@@ -337,3 +337,28 @@ def test_a_zero_hidden_in_a_root_makes_that_dimension_skipped():
             assert dimension_for(claim, obligations, general) != k
         result = Checker(Options(samples=40)).check(claim)
     assert result.verdict != "PROVED", result.reason
+
+
+def test_a_wrong_decision_hidden_by_a_factor_spread_over_a_sum_is_caught():
+    """A + p(d)·B = A with p zero at every dimension tried first and every fixed size, spread
+    over a flat sum so that no coefficient of either side vanishes, and a decision bug that
+    makes B's part of the difference 0: the difference, before the assumptions, is 0 at
+    every zero of p — those dimensions are skipped, and the claim fails at the next."""
+    import pytest
+
+    from lnsym import centered
+
+    zeros = [k for k in FIRST if k not in FIXED] + [*range(1, 9), 16, 64, 768]
+    p = sympy.Poly(sympy.prod([d - k for k in zeros]), d).all_coeffs()[::-1]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _centred_zeroes_every_pair(monkeypatch)
+        a = dot(z, h) * z + dot(h, h) * z
+        spread = a
+        for j, c_j in enumerate(p):
+            if c_j != 0:
+                spread = spread + (c_j * d**j) * (dot(z, h) * z)
+        claim = Claim("decided", Eq(spread, a), [centered(z)])
+        bare = Checker(Options(validation=False, samples=40)).check(claim)
+        assert bare.verdict == "PROVED", bare.reason
+        result = Checker(Options(samples=40)).check(claim)
+    assert result.verdict != "PROVED", result.reason
