@@ -44,6 +44,7 @@ from lnsym.engines.base import Checkable, Evidence, Outcome
 from lnsym.engines.concrete.agreement import Agreement, agree_at, entries_agree_at
 from lnsym.engines.general import GeneralEngine, Obligation, VectorForm, is_zero, to_expr
 from lnsym.engines.general.substitution import SymbolSubstitution
+from lnsym.engines.general.symbols import Root
 from lnsym.errors import DomainError, UnsupportedError
 from lnsym.ir.calculus import OperatorNorm
 from lnsym.ir.lowering import MAX_D, SIZES, group_counts, lower, sizes_for
@@ -183,19 +184,16 @@ def degenerate(
     engine: GeneralEngine,
 ) -> bool:
     """Whether ``dimension`` is a zero of the claim: a vector-free part (``parts``: a
-    constant, ⟨1, 1⟩ − 3, …) or a coefficient of a compared side's normal form that is zero
-    there but not identically, or a denominator that vanishes there; or the difference of
-    two compared sides, before their assumptions, is 0 there but not identically (a wrong
-    decision about A − B would hide behind a factor p(d) spread over its terms). A claim
-    multiplied by p(d) would pass any check at a zero of p."""
+    constant, ⟨1, 1⟩ − 3, a root of such) is zero there but not identically, or undefined;
+    or the difference of two compared sides, before their assumptions, is 0 there but not
+    identically (a wrong decision about A − B would hide behind a factor p(d) spread over its
+    terms). A claim multiplied by p(d) would pass any check at a zero of p. (A wrong normal
+    form behind such a factor is caught apart: every part is validated on its own.)"""
     for part in parts:
         if _vanishes_at(_form(engine, part), dimension):
             return True
     for obligation in obligations:
         left, right = _form(engine, obligation.lhs), _form(engine, obligation.rhs)
-        for form in (left, right):
-            if any(_vanishes_at(c, dimension) for c in _coefficients(form)):
-                return True
         if left is None or right is None or isinstance(left, VectorForm) != isinstance(
             right, VectorForm
         ):
@@ -353,7 +351,7 @@ def _form(engine: GeneralEngine, e: ir.Expr) -> Any:
 def _vanishes_at(f: Any, dimension: int) -> bool:
     """Whether the scalar normal form ``f`` is zero (or undefined) at d = dimension while not
     identically zero — d replaced inside roots too (√((⟨1, 1⟩ − k)²) hides a zero at k)."""
-    if f is None or isinstance(f, VectorForm):
+    if f is None or isinstance(f, VectorForm) or not _mentions_d(f):
         return False
     try:
         at = SymbolSubstitution(d, sympy.Integer(dimension)).form(f)
@@ -381,6 +379,14 @@ def _parts(obligation: Obligation, seen: set[ir.Expr]) -> Iterator[ir.Expr]:
             continue
         seen.add(part)
         yield part
+
+
+def _mentions_d(f: sympy.Expr) -> bool:
+    """Whether d occurs in ``f``, inside its roots' radicands too (a form free of d is the
+    same at every dimension: it cannot vanish at one alone)."""
+    return any(
+        s == d or (isinstance(s, Root) and _mentions_d(s.radicand)) for s in f.free_symbols
+    )
 
 
 def _written(engine: GeneralEngine, e: ir.Expr) -> ir.Expr:

@@ -112,10 +112,12 @@ def _vanishing(side, zeros: list[int], how: str):
 @SLOW
 @given(
     zeros=st.lists(st.sampled_from([k for k in FIRST if k not in FIXED]), min_size=1, max_size=3),
-    how=st.sampled_from(["constant", "parts", "flat sum"]),
+    how=st.sampled_from(["constant", "parts"]),
     shape=st.integers(0, 2),
 )
 def test_a_factor_vanishing_at_a_dimension_makes_that_dimension_skipped(zeros, how, shape):
+    # (Spread over a flat sum, the factor is not skipped when the claim is true; a wrong part
+    # or a wrong decision behind it is caught all the same: the two tests below.)
     lhs, rhs = [
         (jvp(core(z), z, h), (center(h) - dot(core(z), h) / d * core(z)) / s),
         (mean(z * z), var(z) + mean(z) ** 2),
