@@ -166,12 +166,33 @@ def _forget_other_environments(current: Path) -> None:
     formats = current.parent
     for other in formats.parent.iterdir():  # the cache directory: results-<n>/ are lnsym's
         if other != formats and _is_folder(other) and _FORMATS.fullmatch(other.name):
-            _remove_tree(other)
+            if _lnsyms_layout(other):  # never a folder of the user's that happens to match
+                _remove_tree(other)
 
 
 def _is_folder(path: Path) -> bool:
     """A folder itself, not a link to one (whose target lnsym did not make)."""
     return path.is_dir() and not path.is_symlink()
+
+
+def _lnsyms_layout(folder: Path) -> bool:
+    """Whether ``folder`` holds lnsym's layout alone: environment folders (32 hex digits),
+    each holding folders of two hex digits, each holding records (and temporary files)."""
+    try:
+        for environment in folder.iterdir():
+            if not (_is_folder(environment) and _DIGEST.fullmatch(environment.name)):
+                return False
+            for shard in environment.iterdir():
+                if not (_is_folder(shard) and _SHARD.fullmatch(shard.name)):
+                    return False
+                if any(_is_folder(entry) for entry in shard.iterdir()):
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+_SHARD = re.compile("[0-9a-f]{2}")
 
 
 def _remove_tree(path: Path) -> None:

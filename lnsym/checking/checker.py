@@ -171,6 +171,11 @@ class Checker:
 
     def __init__(self, options: Options | None = None) -> None:
         self.options = options or Options()
+        if "validation" in self.options.engines:
+            raise ExpressionError(
+                "validation is not an engine to choose: it runs after every proof "
+                "(Options(validation=...))"
+            )
         self.general = GeneralEngine()
         self._results: dict[Claim, Result] = {}
         #: The equalities the general engine decided for each claim's proof (what
@@ -302,6 +307,8 @@ def combine(evidence: Sequence[Evidence]) -> tuple[Verdict, str, Counterexample 
     """
     by_outcome: dict[str, list[Evidence]] = {}
     for e in evidence:
+        if e.engine == "validation" and e.outcome in (Outcome.HOLDS, Outcome.NOT_PROVED):
+            continue  # one random point: it confirms a proof, it is no exact check of its own
         by_outcome.setdefault(e.outcome, []).append(e)
     proved = by_outcome.get(Outcome.PROVED, [])
     refuting = by_outcome.get(Outcome.COUNTEREXAMPLE, [])
@@ -407,7 +414,7 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
     for e in evidence:
         if e.outcome == Outcome.COUNTEREXAMPLE and e.counterexample is not None:
             start = time.perf_counter()
-            found, how = _within(deadline, recheck, claim, e.counterexample)
+            found, how, clocked = _within(deadline, recheck, claim, e.counterexample)
             spent = time.perf_counter() - start
             if found is None:
                 data = {**e.data, "exact": False, "recheck_failed": how}
@@ -415,7 +422,9 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
                     f"its counterexample did not survive the exact re-check ({how}): "
                     f"{counterexample_text(e.counterexample)}"
                 )
-                e = Evidence(e.engine, Outcome.ERROR, detail, e.seconds + spent, data)
+                # Stopped by the clock, the re-check decided nothing: TIMEOUT, as any engine.
+                outcome = Outcome.TIMEOUT if clocked else Outcome.ERROR
+                e = Evidence(e.engine, outcome, detail, e.seconds + spent, data)
             else:
                 e = replace(e, data={**e.data, "rechecked": how}, seconds=e.seconds + spent)
                 confirmed = True
@@ -426,12 +435,16 @@ def _confirm(claim: Claim, evidence: list[Evidence], deadline: float | None) -> 
         sample = e.data.get("sample")
         if e.outcome == Outcome.COUNTEREXAMPLE and e.counterexample is None and sample:
             start = time.perf_counter()
-            found, how = _within(deadline, promote, claim, sample)
+            found, how, clocked = _within(deadline, promote, claim, sample)
+            seconds = time.perf_counter() - start
             if found is not None:
                 detail = f"the {e.engine} engine's sample made exact at d = {found.d} ({how})"
                 data = {"exact": True, "rechecked": how, "from": e.engine}
-                seconds = time.perf_counter() - start
                 out.append(Evidence("exact", Outcome.COUNTEREXAMPLE, detail, seconds, data, found))
+                break
+            if clocked:  # what the sample shows was not decided: the clock stopped it
+                detail = f"the {e.engine} engine's sample was not made exact: {how}"
+                out.append(Evidence("exact", Outcome.TIMEOUT, detail, seconds))
                 break
     return out
 
@@ -442,25 +455,41 @@ def _deadline(timeout: float | None) -> float | None:
 
 def _within(
     deadline: float | None, check_point: Callable[..., tuple[Any, str]], *args: Any
-) -> tuple[Any, str]:
-    """Run an exact re-check within what is left of the claim's budget; never raise."""
+) -> tuple[Any, str, bool]:
+    """Run an exact re-check within what is left of the claim's budget; never raise. The
+    third value says whether the wall clock stopped it (then nothing was decided)."""
     remaining = None if deadline is None else deadline - time.perf_counter()
     if remaining is not None and remaining <= 0:
-        return None, "the claim's budget was used up"
+        return None, "the claim's budget was used up", True
     try:
         with time_budget(remaining):
-            return check_point(*args)
+            return (*check_point(*args), False)
     except BudgetExceeded:
-        return None, "the claim's budget ran out during the re-check"
+        return None, "the claim's budget ran out during the re-check", True
     except Exception as exc:  # noqa: BLE001 — a failed re-check confirms nothing
-        return None, f"internal {type(exc).__name__}: {exc}"
+        return None, f"internal {type(exc).__name__}: {exc}", False
 
 
 def check(
     claim: Claim, *, timeout: float | None = 60.0, engines: Iterable[str] | None = None
 ) -> Result:
-    """Check one claim; ``engines`` defaults to :attr:`Options.engines`."""
+    """Check one claim; ``engines`` defaults to :attr:`Options.engines`.
+
+    Raises:
+        ExpressionError: for something that is not a Claim, or an unknown engine.
+    """
+    if not isinstance(claim, Claim):
+        raise ExpressionError(
+            f"check() takes a Claim, not {type(claim).__name__}: Claim('my.id', statement)"
+        )
     options = Options(timeout=timeout)
     if engines is not None:
+        if isinstance(engines, str) or not all(isinstance(e, str) for e in engines):
+            raise ExpressionError("engines must be a list of engine names, e.g. ['general']")
+        unknown = sorted(set(engines) - set(ENGINES) | set(engines) & {"validation"})
+        if unknown:
+            raise ExpressionError(
+                f"unknown engine {unknown[0]!r}: the engines are {', '.join(sorted(ENGINES))}"
+            )
         options.engines = tuple(engines)
     return Checker(options).check(claim)

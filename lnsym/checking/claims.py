@@ -33,12 +33,15 @@ from lnsym.engines.base import Counterexample
 from lnsym.engines.base import Evidence as Evidence
 from lnsym.errors import ExpressionError
 from lnsym.ir.namespace import check_namespace
+from lnsym.ir.nodes import depth
 from lnsym.printing.evidence import counterexample_record, evidence_json
 from lnsym.printing.printer import latex, text
 
 #: The verdicts a claim may require (``Claim.require``).
 _REQUIRABLE = {v.value for v in Verdict if v.support}
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-#]*\Z")
+#: The deepest statement a claim may hold (the catalog's deepest is 10 levels).
+MAX_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,19 @@ class Claim:
             raise ExpressionError(f"invalid claim id {self.id!r}")
         if not isinstance(self.statement, ir.Eq | ir.Le):
             raise ExpressionError(f"claim {self.id}: the statement must be Eq(...) or Le(...)")
+        statement = self.statement
+        sides = (statement.lhs, statement.rhs, *getattr(statement, "certificate", ()))
+        deepest = max(depth(side) for side in sides)
+        if deepest > MAX_DEPTH:
+            raise ExpressionError(
+                f"claim {self.id}: the statement nests {deepest} levels deep (at most "
+                f"{MAX_DEPTH}: the engines walk it recursively)"
+            )
+        if isinstance(self.assumptions, ir.Assumption) or not _iterable(self.assumptions):
+            raise ExpressionError(
+                f"claim {self.id}: assumptions are a list, e.g. [centered(h)], not "
+                f"{type(self.assumptions).__name__}"
+            )
         assumptions = tuple(self.assumptions)
         for a in assumptions:
             if not isinstance(a, ir.Assumption):
@@ -102,6 +118,14 @@ class Claim:
         from lnsym.printing.display import claim_markdown
 
         return claim_markdown(self)
+
+
+def _iterable(x: Any) -> bool:
+    try:
+        iter(x)
+    except TypeError:
+        return False
+    return not isinstance(x, str)
 
 
 @dataclass(frozen=True)

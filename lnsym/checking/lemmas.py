@@ -46,11 +46,24 @@ def _equal(engine: GeneralEngine, a: ir.Expr, b: ir.Expr, assumptions: Assumptio
     return a == b or engine.equal(a, b, tuple(assumptions))
 
 
-def _implied(premise: Any, claim: Assumptions) -> None:
-    """A premise may assume nothing that the claim does not assume too."""
+def _implied(premise: Any, claim: Assumptions, atoms: frozenset[str] | None = None) -> None:
+    """A premise may assume nothing that the claim does not assume too — and, given the
+    atoms of the claim's own statement, nothing about any other atom: an assumption on an
+    atom the claim never mentions is vacuous for the claim, but it narrows the premise (a
+    symmetry ⟨J a, b⟩ = ⟨a, J b⟩ for centered a and b only says P J P is symmetric)."""
     missing = [a for a in premise.assumptions if a not in claim]
     if missing:
         raise _Mismatch(f"{premise.id} assumes {missing[0]!r}, which the claim does not")
+    if atoms is None:
+        return
+    for assumption in premise.assumptions:
+        others = [v.name for v in vars(assumption).values()
+                  if isinstance(v, ir.VectorAtom) and v.name not in atoms]  # fmt: skip
+        if others:
+            raise _Mismatch(
+                f"{premise.id} assumes {assumption!r} of {others[0]}, which the claim's "
+                "statement does not mention: the premise must hold for every value of it"
+            )
 
 
 def _lowest_dimension(assumptions: Assumptions) -> int:
@@ -134,10 +147,11 @@ class _Spectrum:
     @staticmethod
     def of(premises: Sequence[Any], f: ir.Expr, x: ir.VectorAtom, claim: Assumptions) -> _Spectrum:
         out = _Spectrum()
+        atoms = frozenset(ir.vector_atoms(f) | {x.name})  # what ‖D_x f‖₂ = λ is about
         for premise in premises:
             s = premise.statement
             if _is_symmetry(s, f, x):
-                _implied(premise, claim)
+                _implied(premise, claim, atoms)
                 out.symmetric = True
             elif (
                 isinstance(s, ir.Eq)
@@ -149,12 +163,12 @@ class _Spectrum:
                 if value is None:
                     raise _Mismatch(f"{premise.id} is not of the form J e = λ e")
                 if ir.vector_atoms(e) <= {x.name}:
-                    _implied(premise, claim)
+                    _implied(premise, claim, atoms)
                     out.explicit.append((e, value))
                 else:
                     out.families.append((e, value, premise))
             elif isinstance(s, ir.Le):
-                _implied(premise, claim)
+                _implied(premise, claim, atoms)
                 out.bounds.append(s)
             else:
                 raise _Mismatch(f"{premise.id} is neither a symmetry, an eigenpair nor a bound")

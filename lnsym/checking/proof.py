@@ -84,7 +84,7 @@ class Lemma:
     id: str
     statement: str
     citation: str
-    schema: Schema = field(compare=False, repr=False)
+    schema: Schema = field(repr=False)  # compared: a claim citing another schema is another claim
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,8 @@ def encode_value(value: object) -> Any:
     if type(value) is tuple:
         return {"tuple": [encode_value(x) for x in value]}
     if type(value) is dict:
+        if not all(type(k) in (str, int) for k in value):
+            raise NotRecordable("a dict key that is not a str or an int")
         return {"dict": [[encode_value(k), encode_value(v)] for k, v in value.items()]}
     if isinstance(value, sympy.Basic):
         return {"sympy": encode_number(value)}
@@ -295,6 +297,8 @@ def decode_value(obj: object) -> Any:
         out = {}
         for key, item in _pairs(inner):
             key = decode_value(key)
+            if type(key) not in (str, int):  # what the encoder writes: JSON shows them
+                raise BadRecord(f"the key {_brief(key)} is not a str or an int")
             try:
                 repeated = key in out
             except TypeError as exc:  # a list as a key, say
@@ -380,7 +384,15 @@ def _operation(cls: type[sympy.Add] | type[sympy.Mul]) -> Callable[[list[Any]], 
 
 def _power(parts: list[Any]) -> sympy.Expr:
     base, exp = _arity(parts, 2)
-    return sympy.Pow(decode_number(base), decode_number(exp), evaluate=False)
+    exponent = decode_number(exp)
+    # What counterexamples hold: roots and small powers. 3^(10¹²) would never be evaluated.
+    if not (exponent.is_Rational and exponent.q in (1, 2) and abs(exponent.p) <= _LARGEST_POWER):
+        raise BadRecord(f"the exponent {_brief(exp)} is not one a record holds")
+    return sympy.Pow(decode_number(base), exponent, evaluate=False)
+
+
+#: The largest power (numerator of the exponent) a record's numbers hold.
+_LARGEST_POWER = 16
 
 
 _INTEGERS = (sympy.Integer, *(type(sympy.Integer(k)) for k in (0, 1, -1)))  # Zero, One, ...

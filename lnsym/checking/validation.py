@@ -58,6 +58,9 @@ FIRST = range(9, 41)
 FIXED = frozenset({*range(1, 9), 10, 16, 64, 100, 768, 1000, 10**4, 10**6, 10**9})
 #: How far past 40 the search for an admissible dimension goes before it gives up.
 LAST = 200
+#: The largest dimension validation evaluates at (a claim stated only above it, or at one d
+#: above it, is not validated: exact values of that size are out of reach).
+HIGHEST = 1000
 #: The sides of a matrix claim's validation: each from its range, chosen by the fingerprint.
 MATRIX_RANGES = {n: range(3, 7), d: range(3, 7), m: range(2, 6)}
 
@@ -77,28 +80,36 @@ def validate(
     fingerprint = _fingerprint(claim)
     point_seed = int(fingerprint[8:24], 16) ^ seed
     pending = list(dict.fromkeys(obligations))  # each equality once, in order
-    dimension = dimension_for(claim, pending, engine, fingerprint)
+    # A matrix claim's slices each carry the assumptions that hold in their world.
+    sliced = has_matrices(claim.statement)
+    dimension = dimension_for(claim, pending, engine, fingerprint, () if sliced else None)
     if dimension is None:
         return _evidence(Outcome.NOT_PROVED, "no admissible dimension", start)
 
-    checks: list[tuple[str, Agreement]] = []
+    checks: list[tuple[str, Agreement, str]] = []  # what, how it went, where it was checked
     statement = claim.statement
     if has_matrices(statement):
-        sizes = matrix_sizes(claim, fingerprint)
+        sizes = matrix_sizes(claim, fingerprint, engine)
         if sizes is None:
             return _evidence(Outcome.NOT_PROVED, "no admissible sizes for the matrices", start)
-        checks.append(("the claim", entries_agree_at(claim, sizes, seed=point_seed)))
         where = ", ".join(f"{k} = {v}" for k, v in sizes.items())
+        checks.append(("the claim", entries_agree_at(claim, sizes, seed=point_seed), where))
     else:
         where = f"d = {dimension}"
         pairs = _claim_pairs(statement)
         if pairs:
             agreement = agree_at(pairs, claim.assumptions, dimension, seed=point_seed)
-            checks.append(("the claim", agreement))
+            checks.append(("the claim", agreement, where))
     seen: set[ir.Expr] = set()
     parts = 0
     for k, obligation in enumerate(pending):
-        at = _dimension_of(obligation, dimension)
+        at = dimension
+        if not ir.admits(obligation.assumptions, dimension):
+            own = dimension_for(claim, [obligation], engine, fingerprint, obligation.assumptions)
+            if own is None:
+                why = f"no admissible dimension for equality {k + 1}"
+                return _evidence(Outcome.NOT_PROVED, why, start)
+            at = own
         pairs = [
             (obligation.lhs, _written(engine, obligation.lhs), "eq"),
             (obligation.rhs, _written(engine, obligation.rhs), "eq"),
@@ -110,14 +121,14 @@ def validate(
             pairs.append((part, _written(engine, part), "eq"))
             parts += 1
         agreement = agree_at(pairs, obligation.assumptions, at, seed=point_seed + k + 1)
-        checks.append((f"equality {k + 1}", agreement))
+        checks.append((f"equality {k + 1}", agreement, f"d = {at}"))
 
     data: dict[str, Any] = {"dimension": dimension, "equalities": len(pending), "parts": parts}
     if has_matrices(statement):
         data["sizes"] = where
     else:
         data["at"] = where
-    for what, agreement in checks:
+    for what, agreement, at_point in checks:
         if agreement.status == "differ":
             assert agreement.point is not None
             # (a matrix claim's pairs are its entries; a vector claim's first is the claim)
@@ -127,10 +138,10 @@ def validate(
                 return Evidence(
                     "validation", Outcome.COUNTEREXAMPLE, detail, seconds, data, agreement.point
                 )
-            detail = _disagreement(what, agreement, where)
+            detail = _disagreement(what, agreement, at_point)
             return _evidence(Outcome.ERROR, detail, start, data)
         if agreement.status != "agree":
-            detail = f"{what} could not be evaluated at {where}: {agreement.note}"
+            detail = f"{what} could not be evaluated at {at_point}: {agreement.note}"
             return _evidence(Outcome.NOT_PROVED, detail, start, data)
     # The sizes are in the data: the detail reads alike for claims validated alike.
     size = "sizes" if has_matrices(statement) else "a dimension"
@@ -148,20 +159,25 @@ def dimension_for(
     obligations: Sequence[Obligation],
     engine: GeneralEngine,
     fingerprint: str | None = None,
+    assumptions: Sequence[ir.Assumption] | None = None,
 ) -> int | None:
-    """The dimension D of the validation: ``dimension(k)`` when the claim fixes it, else the
-    first admissible value of :func:`candidates` — allowed by the dimension assumptions and
-    not degenerate for the claim (:func:`degenerate`) — or, for a claim stated only above
-    :data:`LAST`, of the dimensions from its lower bound on. None when none is."""
-    fixed = {a.value for a in claim.assumptions if isinstance(a, ir.FixedDimension)}
+    """The dimension D of the validation: ``dimension(k)`` when the assumptions fix it, else
+    the first admissible value of :func:`candidates` — allowed by the dimension assumptions
+    and not degenerate for the claim (:func:`degenerate`) — or, for a claim stated only above
+    :data:`LAST`, of the dimensions from its lower bound on. None when none is.
+
+    ``assumptions`` are the claim's unless given: a matrix claim's speak of its d, which a
+    slice along the batch or the inputs does not have (its own assumptions say so)."""
+    assumptions = claim.assumptions if assumptions is None else assumptions
+    fixed = {a.value for a in assumptions if isinstance(a, ir.FixedDimension)}
     if fixed:
-        return min(fixed)
+        return min(fixed) if min(fixed) <= HIGHEST else None
     fingerprint = fingerprint or _fingerprint(claim)
     parts = _scalar_parts(claim, obligations)
-    low = max((a.value for a in claim.assumptions if isinstance(a, ir.MinDimension)), default=1)
-    beyond = range(low, low + LAST) if low > LAST else range(0)  # dimension_at_least(500)
+    low = max((a.value for a in assumptions if isinstance(a, ir.MinDimension)), default=1)
+    beyond = range(low, min(low + LAST, HIGHEST + 1)) if low > LAST else range(0)
     for candidate in itertools.chain(candidates(fingerprint), beyond):
-        if not ir.admits(claim.assumptions, candidate):
+        if not ir.admits(assumptions, candidate):
             continue
         if not degenerate(candidate, parts, obligations, engine):
             return candidate
@@ -213,12 +229,15 @@ def _coefficients(form: Any) -> list[Any]:
     return [c for _, c in form.terms] if isinstance(form, VectorForm) else [form]
 
 
-def matrix_sizes(claim: Checkable, fingerprint: str) -> dict[sympy.Symbol, int] | None:
+def matrix_sizes(
+    claim: Checkable, fingerprint: str, engine: GeneralEngine
+) -> dict[sympy.Symbol, int] | None:
     """Sizes n, d, m for a matrix claim: each from :data:`MATRIX_RANGES`, in an order the
     fingerprint decides (d a multiple of every group count, admitted by the assumptions),
     never one of the concrete engine's own sizes, never a zero of a constant of the claim (a
-    factor (n − 2)(n − 3) would make every entry vanish there) nor where a part of the claim
-    that holds no atom is 0 (⟨1, 1⟩ − 4 at d = 4); None when no size is left."""
+    factor (n − 2)(n − 3) would make every entry vanish there), nor of a part that is a
+    function of the sizes (⟨1, 1⟩ − 4 at d = 4, a product of ones matrices); None when no
+    size is left."""
     factor = 1
     for g in group_counts(claim.statement):
         factor = factor * g // sympy.igcd(factor, g)
@@ -231,7 +250,8 @@ def matrix_sizes(claim: Checkable, fingerprint: str) -> dict[sympy.Symbol, int] 
     choices = {axis: list(r) for axis, r in MATRIX_RANGES.items()}
     width = len(MATRIX_RANGES[d])
     choices[d] = [k for k in admitted if k >= 3 * factor][:width] or admitted[-1:]
-    constants, parts = _constants(claim), _atom_free_parts(claim)
+    constants = _constants(claim)
+    vector_parts, matrix_parts = _size_parts(claim)
     h = int(fingerprint[24:40], 16)
     combinations = 1
     for values in choices.values():
@@ -246,35 +266,51 @@ def matrix_sizes(claim: Checkable, fingerprint: str) -> dict[sympy.Symbol, int] 
             continue
         if any(_zero_at(c, picked) for c in constants):
             continue
-        if any(_part_vanishes(p, picked, h) for p in parts):
+        if any(_vanishes_at(_form(engine, p), picked[d]) for p in vector_parts):
+            continue
+        if any(_part_vanishes(p, picked, h) for p in matrix_parts):
             continue
         return picked
     return None
 
 
-def _atom_free_parts(claim: Checkable) -> list[ir.Expr]:
-    """The claim's scalar parts that hold no atom and are not plain constants (⟨1, 1⟩ − 4,
-    Σ of a ones matrix): functions of the sizes and scalars alone."""
+def _size_parts(claim: Checkable) -> tuple[list[ir.Expr], list[ir.Expr]]:
+    """The claim's parts that are functions of the sizes: scalars of the vector IR (their
+    normal forms are functions of d, whatever vectors they hold: ⟨1, 1⟩ − 4 + var(g) −
+    var(g + 1)), and parts of the matrix IR that hold no atom (Σ of a ones matrix, a product
+    of ones matrices), scalars or matrices."""
     statement = claim.statement
     sides = (statement.lhs, statement.rhs, *getattr(statement, "certificate", ()))
-    return [
-        x
-        for x in ir.distinct_nodes(*sides, definitions=True)
-        if x.kind == "scalar"
-        and not isinstance(x, ir.Const)
-        and not any(getattr(y, "names_an_atom", False) for y in ir.walk(x))
-    ]
+    vector_parts, matrix_parts = [], []
+    for x in ir.distinct_nodes(*sides, definitions=True):
+        if isinstance(x, ir.Const | ir.VectorAtom) or x.kind == "vector":
+            continue
+        if not has_matrices(x):
+            vector_parts.append(x)
+        elif not any(getattr(y, "names_an_atom", False) for y in ir.walk(x)):
+            matrix_parts.append(x)
+    return vector_parts, matrix_parts
 
 
 def _part_vanishes(part: ir.Expr, sizes: dict[sympy.Symbol, int], seed: int) -> bool:
-    """Whether an atom-free part is 0 at these sizes, at a random value of its scalars (a
-    part that is 0 at every size tried leaves the claim unvalidated: never a weaker check)."""
-    try:
-        written = lower(part, sizes)
-    except (UnsupportedError, DomainError):
+    """Whether a part without atoms is 0 at these sizes (every entry, at a random value of
+    its scalars) while it is not at sizes far from them, chosen from the fingerprint: a
+    part 0 at both is taken for 0 everywhere."""
+
+    def zero_at(at: dict[sympy.Symbol, int]) -> bool:
+        try:
+            written = lower(part, at)
+        except (UnsupportedError, DomainError):
+            return False
+        entries = written if isinstance(written, list) else [written]
+        flat = [x for row in entries for x in (row if isinstance(row, list) else [row])]
+        pairs = [(x, ir.as_scalar(0), "eq") for x in flat]
+        return agree_at(pairs, (), at[d], seed=seed).status == "agree"
+
+    if not zero_at(sizes):
         return False
-    found = agree_at([(written, ir.as_scalar(0), "eq")], (), sizes[d], seed=seed)
-    return found.status == "agree"
+    far = {axis: 11 + (seed // 7**i) % 6 for i, axis in enumerate((n, d, m))}
+    return not zero_at(far)
 
 
 def _constants(claim: Checkable) -> list[sympy.Expr]:
@@ -318,11 +354,6 @@ def _claim_pairs(statement: ir.Relation) -> list[tuple[ir.Expr, ir.Expr, str]]:
         terms = [(zero, t, "le") for t in statement.certificate]
         return [(statement.lhs, statement.rhs, "le"), *terms]
     return [(statement.lhs, statement.rhs, "eq")]
-
-
-def _dimension_of(obligation: Obligation, dimension: int) -> int:
-    fixed = [a.value for a in obligation.assumptions if isinstance(a, ir.FixedDimension)]
-    return fixed[0] if fixed else dimension
 
 
 def _scalar_parts(claim: Checkable, obligations: Sequence[Obligation]) -> list[ir.Expr]:

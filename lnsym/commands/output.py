@@ -10,8 +10,10 @@ from typing import Any
 from lnsym.errors import UserInputError
 
 
-def check_output_file(option: str, value: str | None) -> None:
-    """Refuse, before any work, an output FILE that exists and is not a regular file."""
+def check_output_file(option: str, value: str | None, inputs: Any = ()) -> None:
+    """Refuse, before any work, an output FILE that exists and is not a regular file, or
+    that is one of the ``inputs`` (a derivation module the run reads, or a module under a
+    folder it reads): writing it would replace the user's own file."""
     from lnsym.files import check_output_path
 
     if value is None or (option == "--json" and value == "-"):
@@ -20,6 +22,14 @@ def check_output_file(option: str, value: str | None) -> None:
         check_output_path(Path(value))
     except UserInputError as exc:
         raise UserInputError(f"{option} {exc}") from None
+    target = Path(value).resolve()
+    for given in inputs:
+        source = Path(given).resolve()
+        inside = source.is_dir() and source in target.parents and target.suffix == ".py"
+        if target == source or inside:
+            raise UserInputError(
+                f"{option} {value}: that is an input of this run ({given}), not an output"
+            )
 
 
 def check_output_dir(out: Path) -> None:

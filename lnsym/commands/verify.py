@@ -59,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from lnsym.files import atomic_write
     from lnsym.junit import junit_xml
 
-    check_output_file("--json", args.json)
-    check_output_file("--junit-xml", args.junit_xml)
+    check_output_file("--json", args.json, args.paths)
+    check_output_file("--junit-xml", args.junit_xml, args.paths)
     items = runner.select(load(list(args.paths)), args.pattern)
     if not items:
         raise UserInputError(f"no claim or derivation id matches {args.pattern!r}")

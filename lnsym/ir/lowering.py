@@ -396,6 +396,10 @@ class _Lowering:
             case mx.SumAlong(arg=a, axis=1):
                 return [[_total(list(r))] for r in self.value(a)]
             case mx.GroupSum(arg=a, groups=g):
+                if cols % g:
+                    raise UnsupportedError(
+                        f"{cols} columns do not form {g} groups of equal size at these sizes"
+                    )
                 size = cols // g
                 blocks = [(j // size) * size for j in range(cols)]
                 return [[_total(r[b : b + size]) for b in blocks] for r in self.value(a)]

@@ -24,6 +24,7 @@ node spelled out in these.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import sympy
@@ -126,6 +127,10 @@ class MatrixNode(Expr):
         return MatMul(self, as_matrix(other))
 
     def __pow__(self, exponent: Any) -> Expr:
+        if isinstance(exponent, bool) or not isinstance(exponent, int | Fraction | sympy.Rational):
+            raise ExpressionError(
+                f"a matrix is raised entrywise to a rational number, not {exponent!r}"
+            )
         return MatPower(self, sympy.Rational(exponent))
 
 
@@ -303,9 +308,20 @@ class GroupSum(MatrixNode):
     arg: MatrixNode
     groups: int
 
+    def __post_init__(self) -> None:
+        _grouped(self.arg, self.groups)
+
     @property
     def shape(self) -> Shape:
         return self.arg.shape
+
+
+def _grouped(arg: Any, groups: Any) -> None:
+    """A positive group count, of a matrix's columns."""
+    if type(groups) is not int or groups < 1:
+        raise ExpressionError(f"a group count is a positive integer, not {groups!r}")
+    if not isinstance(arg, MatrixNode):
+        raise ExpressionError(f"groups are formed of a matrix's columns, not of {arg!r}")
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -381,6 +397,9 @@ class GroupMean(Defined, MatrixNode):
     arg: MatrixNode
     groups: int
     symbol: ClassVar[str] = "groupmean"
+
+    def __post_init__(self) -> None:
+        _grouped(self.arg, self.groups)  # (Defined adds the check of the definition)
 
     @property
     def shape(self) -> Shape:

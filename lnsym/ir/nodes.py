@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 import sympy
 
+from lnsym.errors import ExpressionError
 from lnsym.ir.names import _check_name
 from lnsym.ir.names import d as d
 from lnsym.ir.names import eps as eps
@@ -84,7 +85,12 @@ class Defined(Expr):
 
     def __post_init__(self) -> None:
         """Refuse a definition that uses what no field holds (lnsym.ir.written): every walk
-        that decides soundness reads the fields."""
+        that decides soundness reads the fields; and, for lnsym's statistics of a vector
+        (mean, center, var, norm), an argument that is not one."""
+        if isinstance(self, _STATISTICS) and getattr(self.arg, "kind", None) != "vector":
+            raise ExpressionError(
+                f"{type(self).__name__} takes a vector, not {self.arg!r}"
+            )
         check_definition(self)
 
     __post_init__.checks_definition = True  # type: ignore[attr-defined]
@@ -154,6 +160,9 @@ class Norm(Defined, ScalarNode):
 
 # ---------------------------------------------------------------------------------------
 # Constructors
+
+
+_STATISTICS = (Mean, Center, Var, Norm)
 
 
 def vector(name: str) -> VectorAtom:
@@ -251,6 +260,26 @@ def distinct_nodes(*exprs: Expr, definitions: bool = False) -> Iterator[Expr]:
             if definitions and isinstance(node, Defined):
                 stack.append(node.definition())
             stack.extend(reversed(node.children()))
+
+
+def depth(e: Expr) -> int:
+    """The number of levels of ``e``'s tree (its fields; definitions not expanded), found
+    without recursion: Python's own stack would overflow on a deep tree before this did."""
+    levels: dict[int, int] = {}
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    keep: list[Expr] = []  # alive while ids are keys
+    while stack:
+        node, done = stack.pop()
+        if id(node) in levels:
+            continue
+        children = node.children()
+        if done:
+            levels[id(node)] = 1 + max((levels[id(c)] for c in children), default=0)
+            keep.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in levels)
+    return levels[id(e)]
 
 
 def vector_atoms(e: Expr) -> set[str]:

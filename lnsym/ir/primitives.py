@@ -139,6 +139,16 @@ class Expr:
         return power(self, exponent)
 
 
+def _kinds(node: Expr, kind: str, *parts: Any) -> None:
+    """Refuse a node built directly from parts of the wrong kind (the operators and the
+    constructors never build one; the engines would each read it their own way)."""
+    for part in parts:
+        if not isinstance(part, Expr) or part.kind != kind:
+            raise ExpressionError(
+                f"{type(node).__name__} takes {kind}s, not {type(part).__name__} {part!r}"
+            )
+
+
 def _matrix(x: Any) -> bool:
     """Whether ``x`` is a matrix node (lnsym.ir.matrices), which builds its own products."""
     return isinstance(x, Expr) and x.kind == "matrix"
@@ -224,6 +234,9 @@ class VectorSum(VectorNode):
 
     terms: tuple[Expr, ...]
 
+    def __post_init__(self) -> None:
+        _kinds(self, "vector", *self.terms)
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Scaled(VectorNode):
@@ -232,6 +245,10 @@ class Scaled(VectorNode):
     coefficient: Expr
     vector: Expr
 
+    def __post_init__(self) -> None:
+        _kinds(self, "scalar", self.coefficient)
+        _kinds(self, "vector", self.vector)
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Hadamard(VectorNode):
@@ -239,6 +256,9 @@ class Hadamard(VectorNode):
 
     left: Expr
     right: Expr
+
+    def __post_init__(self) -> None:
+        _kinds(self, "vector", self.left, self.right)
 
 
 # ---------------------------------------------------------------------------------------
@@ -270,6 +290,9 @@ class Dot(ScalarNode):
     left: Expr
     right: Expr
 
+    def __post_init__(self) -> None:
+        _kinds(self, "vector", self.left, self.right)
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class ScalarSum(ScalarNode):
@@ -277,12 +300,18 @@ class ScalarSum(ScalarNode):
 
     terms: tuple[Expr, ...]
 
+    def __post_init__(self) -> None:
+        _kinds(self, "scalar", *self.terms)
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class ScalarProduct(ScalarNode):
     """A product of two or more scalars."""
 
     factors: tuple[Expr, ...]
+
+    def __post_init__(self) -> None:
+        _kinds(self, "scalar", *self.factors)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -298,6 +327,7 @@ class Power(ScalarNode):
     exponent: sympy.Expr
 
     def __post_init__(self) -> None:
+        _kinds(self, "scalar", self.base)
         if isinstance(self.exponent, Expr):
             raise ExpressionError("exponents must be numbers or SymPy expressions, not IR nodes")
         object.__setattr__(self, "exponent", as_scalar(self.exponent).value)  # type: ignore[attr-defined]
@@ -316,7 +346,20 @@ class Substitution(Expr):
     value: Expr
 
     def __post_init__(self) -> None:
-        _check_admissible(self.target, self.value)
+        target, value = self.target, self.value
+        if isinstance(target, VectorAtom):
+            wanted = "vector"
+        elif isinstance(target, Const) and isinstance(target.value, sympy.Symbol):
+            wanted = "scalar"
+            if target.value == d:
+                raise ExpressionError("cannot substitute for d: it is the dimension")
+        else:
+            raise ExpressionError(
+                f"a substitution replaces a vector atom or a scalar symbol, not {target!r}"
+            )
+        if not isinstance(value, Expr) or value.kind != wanted:
+            raise ExpressionError(f"{target!r} is a {wanted}: it cannot take the value {value!r}")
+        _check_admissible(target, value)
 
     @property
     def kind(self) -> str:

@@ -73,6 +73,8 @@ class Le(Relation):
             raise ExpressionError("inequalities compare scalars")
         object.__setattr__(self, "lhs", lhs)
         object.__setattr__(self, "rhs", rhs)
+        if isinstance(certificate, Expr | str) or not hasattr(certificate, "__iter__"):
+            raise ExpressionError("a certificate is a list of terms, e.g. [var(z)]")
         object.__setattr__(self, "certificate", tuple(as_scalar(t) for t in certificate))
 
 

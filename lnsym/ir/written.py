@@ -65,21 +65,36 @@ written = kept_on_node("_written", _written)
 written.__doc__ = """The atoms and symbols written in ``e`` (kept on the node: walks ask often)."""
 
 
+def _exact(value: Any) -> bool:
+    """Whether ``value``'s equality is exact: equal values mean the same thing."""
+    if isinstance(value, tuple):
+        return all(map(_exact, value))
+    return isinstance(value, Expr | sympy.Basic) or type(value) in (str, int)
+
+
 def check_definition(node: Any) -> None:
     """Refuse a defined node whose definition uses an atom or a symbol (other than d, n, m)
-    that none of its fields holds, or with a field its equality or hash ignores (every
-    engine keeps results by node: two nodes equal but for such a field would share them).
+    that none of its fields holds, or with a field its equality or hash ignores or compares
+    loosely (every engine keeps results by node: two nodes equal but for such a field would
+    share them).
 
     Raises:
         ExpressionError: naming the node's class and what its definition hides.
     """
-    ignored = [f.name for f in dataclasses.fields(node) if not f.compare or f.hash is False]
-    if ignored:
-        raise ExpressionError(
-            f"{type(node).__name__}'s field {ignored[0]} is left out of its equality: every "
-            "field of a node must compare (field(compare=False) and field(hash=False) are "
-            "not allowed)"
-        )
+    for field in dataclasses.fields(node):
+        if not field.compare or field.hash is False:
+            raise ExpressionError(
+                f"{type(node).__name__}'s field {field.name} is left out of its equality: "
+                "every field of a node must compare (field(compare=False) and "
+                "field(hash=False) are not allowed)"
+            )
+        if not _exact(getattr(node, field.name)):
+            raise ExpressionError(
+                f"{type(node).__name__}'s field {field.name} holds a "
+                f"{type(getattr(node, field.name)).__name__}, whose equality is looser than "
+                "its meaning (0.0 == -0.0, True == 1): a node's fields hold expressions, "
+                "SymPy objects, strings, ints or tuples of them"
+            )
     declared, used = written(node), written(node.definition())
     hidden = sorted(used.atoms - declared.atoms) + sorted(
         str(s) for s in used.symbols - declared.symbols - DIMENSIONS

@@ -144,11 +144,11 @@ def test_matrix_sizes_avoid_the_engines_sizes_and_the_claims_zeros():
     Z = matrix("Z", n, d)
     claim = Claim("m", Eq(mean_along(Z, 1), mean_along(Z, 1)))
     for k in range(40):
-        sizes = matrix_sizes(claim, digest(k))
+        sizes = matrix_sizes(claim, digest(k), GeneralEngine())
         assert sizes is not None and (sizes[n], sizes[d], sizes[m]) not in SIZES
     dodged = Claim("m", Eq((n - 3) * (n - 4) * mean_along(Z, 1), 0 * ones_matrix(n, 1)))
     for k in range(40):
-        sizes = matrix_sizes(dodged, digest(k))
+        sizes = matrix_sizes(dodged, digest(k), GeneralEngine())
         assert sizes is not None and sizes[n] not in (3, 4)
 
 

@@ -6,6 +6,7 @@ dot products and roots become powers ½.
 
 from __future__ import annotations
 
+import itertools
 from functools import reduce
 
 import sympy
@@ -53,6 +54,32 @@ def _scalar_expr(f: sympy.Expr) -> ir.Expr:
         if plain != f.func.identity:
             nodes.insert(0, ir.Const(plain))
         return (ir.ScalarSum if f.is_Add else ir.ScalarProduct)(tuple(nodes))
-    if f.is_Pow:
+    if f.is_Pow and not has_special(f.exp):
         return ir.power(_scalar_expr(f.base), f.exp)
-    raise UnsupportedError(f"cannot express {f} in the IR")
+    return _applied(f)
+
+
+def _applied(f: sympy.Expr) -> ir.Expr:
+    """A function of parts that hold power sums or roots (exp(S[z]/d), S[z]^S[h]): the
+    function of fresh real symbols, evaluated at those parts — each symbol named unlike any
+    of ``f``'s, so that none is captured.
+
+    Raises:
+        UnsupportedError: for an expression without arguments to split.
+    """
+    if not f.args:
+        raise UnsupportedError(f"cannot express {f} in the IR")
+    taken = {s.name for s in f.free_symbols}
+    names = (name for k in itertools.count() if (name := f"t{k}") not in taken)
+    args, bound = [], []
+    for arg in f.args:
+        if has_special(arg):
+            t = sympy.Symbol(next(names), real=True)
+            args.append(t)
+            bound.append((t, _scalar_expr(arg)))
+        else:
+            args.append(arg)
+    out: ir.Expr = ir.Const(f.func(*args))
+    for t, value in bound:
+        out = ir.Substitution(out, ir.Const(t), value)
+    return out
