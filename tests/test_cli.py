@@ -484,3 +484,12 @@ def test_only_a_command_that_owns_its_process_freezes_what_it_loaded(tmp_path, m
     argv = [sys.executable, "-c", script, "verify", "--engines", "general", "-k", "mean.shift"]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, check=True)
     assert done.stdout.strip().endswith("True")
+
+
+def test_an_output_file_is_never_an_input_module(tmp_path, capsys):
+    path = tmp_path / "mine.py"
+    path.write_text(FALSE)
+    for option in ("--json", "--junit-xml"):
+        assert main(["verify", str(path), option, str(path)]) == 2
+        assert "is an input of this run" in capsys.readouterr().err
+        assert path.read_text() == FALSE

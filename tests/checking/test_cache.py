@@ -476,3 +476,30 @@ def test_a_claim_with_a_users_sympy_function_is_never_cached():
     c = sp.Symbol("c", real=True)
     assert content_key(Claim("f", Eq(lnsym_ir.Const(act(c)), lnsym_ir.Const(c**2)))) is None
     assert content_key(Claim("g", Eq(lnsym_ir.Const(sp.sin(c)), lnsym_ir.Const(c)))) is not None
+
+
+def test_a_users_folder_named_like_a_format_is_never_removed(tmp_path, monkeypatch):
+    notes = tmp_path / "results-2024" / "experiment"
+    notes.mkdir(parents=True)
+    (notes / "notes.txt").write_text("mine")
+    monkeypatch.setattr(cache_module, "_TIDIED", set())
+    _checker(tmp_path).check(SHIFT)
+    assert (notes / "notes.txt").read_text() == "mine"
+
+
+def test_a_result_the_clock_decided_is_not_kept(tmp_path, monkeypatch):
+    """A counterexample's re-check stopped by the wall clock decided nothing: the claim is
+    TIMEOUT and no record is written (it was an ERROR, served to later runs)."""
+    import time as clock
+
+    import lnsym.engines.concrete.engine as concrete
+
+    def slow(claim, point):
+        clock.sleep(3)
+        return None, "never"
+
+    monkeypatch.setattr(concrete, "recheck", slow)
+    options = Options(cache_dir=tmp_path, timeout=1, engines=("concrete",))
+    result = Checker(options).check(WRONG)
+    assert result.verdict == "TIMEOUT", result.reason
+    assert not list(tmp_path.rglob("*.json"))

@@ -37,6 +37,7 @@ from lnsym.checking.claims import Evidence
 from lnsym.checking.proof import Derivation, Step
 from lnsym.engines.base import Counterexample
 from lnsym.errors import ExpressionError
+from lnsym.ir import center, mean
 
 z, h = vector("z"), vector("h")
 c = scalar("c")
@@ -311,3 +312,47 @@ def test_a_genuinely_slow_claim_ends_as_timeout_within_its_safety_net():
     assert result.reason == (
         "the wall-clock safety net of 1 s ran out before the engine reached a deterministic limit"
     )
+
+
+def test_user_mistakes_are_one_clear_error():
+    from lnsym import centered
+    from lnsym.checking.checker import check as check_one
+    from lnsym.errors import ExpressionError
+
+    for mistake, message in [
+        (lambda: check_one(Eq(mean(z), 0)), "takes a Claim"),
+        (lambda: Claim("a", Eq(mean(z), 0), centered(z)), "assumptions are a list"),
+        (lambda: Le(0, var(z), certificate=var(z)), "certificate is a list"),
+        (lambda: check_one(Claim("a", Eq(mean(z), 0)), engines=["bogus"]), "unknown engine"),
+        (lambda: check_one(Claim("a", Eq(mean(z), 0)), engines="general"), "list of engine"),
+        (lambda: check_one(Claim("a", Eq(mean(z), 0)), engines=["validation"]), "unknown"),
+    ]:
+        with pytest.raises(ExpressionError, match=message):
+            mistake()
+
+
+def test_a_statement_too_deep_for_the_engines_is_refused_when_built():
+    from lnsym.checking.claims import MAX_DEPTH
+    from lnsym.errors import ExpressionError
+
+    deep = z
+    for _ in range(MAX_DEPTH):
+        deep = center(deep)
+    with pytest.raises(ExpressionError, match="levels deep"):
+        Claim("deep", Eq(mean(deep), 0))
+    shallow = z
+    for _ in range(MAX_DEPTH - 5):
+        shallow = center(shallow)
+    assert check(Claim("ok", Eq(mean(shallow), 0))).verdict == "PROVED"
+
+
+def test_a_function_of_vector_statistics_is_validated():
+    """exp(mean z) has no IR of its own: its normal form is written back as exp(t) at
+    t = mean z (validation could not, and the true claim was an ERROR)."""
+    import sympy as sp
+
+    from lnsym import ir as lnsym_ir
+
+    c = scalar("c")
+    e = lnsym_ir.Const(sp.exp(c)).subs(c, mean(z))
+    assert check(Claim("exp", Eq(2 * e, e + e))).verdict == "PROVED"

@@ -101,6 +101,33 @@ def lemma_claim(statement, lemma, *premises, assumptions=(), **hints):
     return Claim("lemma_case", statement, assumptions, proof=by_lemma(lemma, *premises, **hints))
 
 
+def _spectral_with_narrowed_symmetry() -> Claim:
+    """‖D_x f‖₂ = 3P for a J that is not symmetric: the symmetry premise holds for centered a
+    and b only, which the claim 'assumes' of atoms its statement never mentions. P is 0 at
+    every dimension the concrete and numeric engines check."""
+    x = vector("x")
+    big = ir.Const(sympy.Max(0, d - 8) * (d - 16) ** 2 * (d - 64) ** 2 * (d - 768) ** 2)
+    m = mean(x)
+    f = big * (3 * m * ones + (m + 1) ** 2 * center(x))
+    e1, e2 = ones + x, x
+    premises = (
+        Claim("sym", Eq(dot(jvp(f, x, a), b), dot(a, jvp(f, x, b))), [centered(a), centered(b)]),
+        Claim("fam", Eq(jvp(f, x, v), (big * (m + 1) ** 2) * v), [centered(v)]),
+        Claim("eig1", Eq(jvp(f, x, e1), (3 * big) * e1), [centered(x)]),
+        Claim("eig2", Eq(jvp(f, x, e2), big * e2), [centered(x)]),
+        Claim("bnd", Le(big * (m + 1) ** 2, 3 * big, certificate=[2 * big]), [centered(x)]),
+    )
+    witness = ir.VectorSum((e1, ir.Scaled(ir.Const(sympy.Integer(-1)), e2)))
+    return lemma_claim(
+        Eq(opnorm(f, x), 3 * big),
+        SPECTRAL_NORM,
+        *premises,
+        assumptions=[centered(x), centered(a), centered(b)],
+        witnesses=[witness],
+        nonzero=d + dot(x, x),
+    )
+
+
 #: (id, claim) — false claims with an exact counterexample within d ≤ 8: must be REFUTED.
 REFUTABLE = {
     # sign traps: squares of roots of possibly negative radicands, odd powers, unpaired dots
@@ -199,6 +226,7 @@ UNREFUTABLE = {
     "lemma.mean_value_wrong_constant": lemma_claim(
         Le(norm(core(z + h) - u) ** 2, norm(h) ** 2 / (4 * eps)), MEAN_VALUE_INEQUALITY, BOUND
     ),
+    "lemma.spectral_symmetry_narrowed_by_other_atoms": _spectral_with_narrowed_symmetry(),
     "lemma.mean_value_premise_with_assumption": lemma_claim(
         Le(norm(core(z + h) - u) ** 2, norm(h) ** 2 / (4 * eps)),
         MEAN_VALUE_INEQUALITY,

@@ -364,3 +364,74 @@ def test_a_wrong_decision_hidden_by_a_factor_spread_over_a_sum_is_caught():
         assert bare.verdict == "PROVED", bare.reason
         result = Checker(Options(samples=40)).check(claim)
     assert result.verdict != "PROVED", result.reason
+
+
+def _squares_seen_on_their_diagonal(monkeypatch):
+    """A planted slicing bug: a square matrix sliced as if one generic index were enough."""
+    from lnsym.engines.general import slicing
+    from lnsym.ir import matrices as mx
+
+    original = slicing._Slicer.spread
+
+    def broken(self, shape):
+        if shape[0] == shape[1] != mx._ONE and self.world.axis not in shape:
+            return None
+        return original(self, shape)
+
+    monkeypatch.setattr(slicing._Slicer, "spread", broken)
+
+
+@settings(SLOW, max_examples=6)
+@given(how=st.sampled_from(["constant", "with an atom", "atom-free"]))
+def test_a_matrix_claim_vanishing_at_every_size_checked_is_not_proved(how):
+    """F·S = F·Sᵀ for S square, F zero at every d the engines and validation check: with a
+    planted slicing bug the general engine proves it, and F written as a constant, as a
+    function of d holding an atom (⟨1,1⟩ − k + var(g) − var(g + 1)) or without atoms."""
+    import pytest
+
+    from lnsym import var as variance
+    from lnsym.ir.matrices import matrix as mat
+
+    g, size, square = vector("g"), dot(ones, ones), mat("S", n, n)
+    zeros = range(2, 7)
+    if how == "constant":
+        factor = sympy.prod([d - k for k in zeros])
+    else:
+        factor = 1
+        for k in zeros:
+            part = size - k + (variance(g) - variance(g + ones) if how == "with an atom" else 0)
+            factor = factor * part
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _squares_seen_on_their_diagonal(monkeypatch)
+        claim = Claim("square", Eq(factor * square, factor * square.T))
+        result = Checker(Options(samples=30)).check(claim)
+    assert result.verdict != "PROVED", result.reason
+
+
+def test_a_slice_along_the_batch_is_validated_at_a_dimension_of_its_own():
+    """dimension(2) speaks of d; a proof along the batch is about n, at a dimension validation
+    chooses (it was validated at n = 2, a size the engines check anyway)."""
+    from lnsym import batch_norm, dimension
+    from lnsym.ir.matrices import matrix as mat
+
+    big = mat("Z", n, d)
+    claim = Claim("bn.shift", Eq(batch_norm(big + row_of(vector("g"))), batch_norm(big)),
+                  [dimension(2)])  # fmt: skip
+    result = Checker(Options(samples=30)).check(claim)
+    assert result.verdict == "PROVED"
+    validation = next(e for e in result.evidence if e.engine == "validation")
+    assert validation.data["dimension"] not in FIXED
+
+
+def row_of(v):
+    from lnsym.ir.matrices import row
+
+    return row(v)
+
+
+def test_a_matrix_claim_with_identical_sides_is_proved():
+    from lnsym.ir.matrices import matrix as mat
+
+    square = mat("S", n, n)
+    result = Checker(Options(samples=30)).check(Claim("same", Eq(square @ square, square @ square)))
+    assert result.verdict == "PROVED"

@@ -244,3 +244,16 @@ def test_the_engines_share_one_lowering_of_a_statement_and_sizes():
     assert first == tuple(lower_relation(statement, sizes))
     assert lowered_entries(statement, dict(sizes)) is first  # the concrete, then the numeric
     assert lowered_entries(statement, sizes_for(statement)[0]) != first
+
+
+def test_groups_that_do_not_divide_the_columns_are_refused_cleanly():
+    from lnsym import Claim, Eq, check, m, matrix, n
+    from lnsym.ir.matrices import GroupSum
+
+    z = matrix("Z", n, m)
+    result = check(Claim("g", Eq(GroupSum(z, 2), GroupSum(z, 2) * 1)))
+    assert result.verdict == "ERROR" and "groups of equal size" in result.reason
+    with pytest.raises(ExpressionError, match="positive integer"):
+        GroupSum(z, 0)
+    with pytest.raises(ExpressionError, match="rational number"):
+        z ** scalar("s")

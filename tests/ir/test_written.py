@@ -135,3 +135,22 @@ def test_a_field_left_out_of_equality_is_refused():
 
     with pytest.raises(ExpressionError, match="left out of its equality"):
         Scale(vector("z"), ir.as_scalar(3))
+
+
+def test_a_field_with_loose_equality_is_refused():
+    """0.0 == -0.0 made Flip(z, 0.0) and Flip(z, -0.0) one node: z = -z was PROVED."""
+    import math
+
+    @dataclass(frozen=True, slots=True, repr=False)
+    class Flip(ir.Defined, ir.VectorNode):
+        arg: ir.Expr
+        s: float
+        symbol: ClassVar[str] = "flip"
+
+        def definition(self) -> ir.Expr:
+            flipped = ir.Scaled(ir.as_scalar(-1), self.arg)
+            return self.arg if math.copysign(1, self.s) > 0 else flipped
+
+    for value in (0.0, -0.0, True):
+        with pytest.raises(ExpressionError, match="looser than its meaning"):
+            Flip(vector("z"), value)
