@@ -45,25 +45,36 @@ def _record(result: Any) -> str:
 
 def _in_fresh_process(work: Callable[[], list[str]]) -> list[str]:
     """``work()`` in a forked child that has checked nothing yet, its records sent back."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover — the child
-        os.close(read)
-        try:
-            payload = json.dumps(work()).encode()
-            code = 0
-        except BaseException as exc:  # noqa: BLE001 — reported to the parent
-            payload = json.dumps({"error": repr(exc)}).encode()
-            code = 1
-        with os.fdopen(write, "wb") as out:
-            out.write(payload)
-        os._exit(code)
-    os.close(write)
-    with os.fdopen(read, "rb") as inp:
-        data = json.loads(inp.read() or b"null")
-    os.waitpid(pid, 0)
-    assert isinstance(data, list), data
-    return data
+    return _in_fresh_processes(work)[0]
+
+
+def _in_fresh_processes(*works: Callable[[], list[str]]) -> list[list[str]]:
+    """Each ``work()`` in a forked child of its own, all at once (they share no state)."""
+    children = []
+    for work in works:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover — the child
+            os.close(read)
+            try:
+                payload = json.dumps(work()).encode()
+                code = 0
+            except BaseException as exc:  # noqa: BLE001 — reported to the parent
+                payload = json.dumps({"error": repr(exc)}).encode()
+                code = 1
+            with os.fdopen(write, "wb") as out:
+                out.write(payload)
+            os._exit(code)
+        os.close(write)
+        children.append((pid, read))
+    results = []
+    for pid, read in children:
+        with os.fdopen(read, "rb") as inp:
+            data = json.loads(inp.read() or b"null")
+        os.waitpid(pid, 0)
+        assert isinstance(data, list), data
+        results.append(data)
+    return results
 
 
 def _checked(claims: Sequence[Claim]) -> list[str]:
@@ -81,8 +92,10 @@ def _catalog_claims() -> list[Claim]:
 
 def test_the_catalog_reads_the_same_forward_backward_and_alone():
     claims = _catalog_claims()
-    forward = _in_fresh_process(lambda: _checked(claims))
-    backward = _in_fresh_process(lambda: _checked(claims[::-1]))[::-1]
+    forward, backward = _in_fresh_processes(
+        lambda: _checked(claims), lambda: _checked(claims[::-1])
+    )
+    backward = backward[::-1]
     differing = [c.id for c, a, b in zip(claims, forward, backward, strict=True) if a != b]
     assert differing == [], differing
     # A sample spread over the catalog, each claim alone in a process of its own.
@@ -141,6 +154,5 @@ def test_a_claim_reads_the_same_alone_and_after_claims_that_write_alike(
         Claim("second", _shape(first, other)),
         Claim("third", _shape(third, mine)),
     ]
-    alone = _in_fresh_process(lambda: _checked(claims[2:]))
-    after = _in_fresh_process(lambda: _checked(claims))
+    alone, after = _in_fresh_processes(lambda: _checked(claims[2:]), lambda: _checked(claims))
     assert after[2] == alone[0]
