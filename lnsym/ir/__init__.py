@@ -12,6 +12,8 @@
 - :mod:`~lnsym.ir.signs` — the sign rules (part of the trusted kernel, docs/trust.md).
 - :mod:`~lnsym.ir.kinks` — no derivative through a kink (|x|, max, a Piecewise, …): the
   check the checker and ``derive`` run first (trusted kernel too).
+- :mod:`~lnsym.ir.sealing` — lnsym's own types cannot be subclassed (sealed at the end of
+  this file's import, once every node type is built).
 
 This package re-exports the names of the first four modules, so that the rest of lnsym
 writes ``from lnsym import ir`` and ``ir.Eq``, ``ir.Var``. Modules inside this package
@@ -20,6 +22,10 @@ import each other by module, never through this file.
 
 from __future__ import annotations
 
+from lnsym.ir import batch_layers as _batch_layers
+from lnsym.ir import calculus as _calculus  # noqa: F401 — its node types, sealed below
+from lnsym.ir import layers as _layers
+from lnsym.ir import matrices as _matrices
 from lnsym.ir.assumptions import Assumption as Assumption
 from lnsym.ir.assumptions import Centered as Centered
 from lnsym.ir.assumptions import FixedDimension as FixedDimension
@@ -80,4 +86,21 @@ from lnsym.ir.nodes import walk as walk
 from lnsym.ir.relations import Eq as Eq
 from lnsym.ir.relations import Le as Le
 from lnsym.ir.relations import Relation as Relation
+from lnsym.ir.sealing import seal as _seal
 from lnsym.ir.signs import admissible as admissible  # installs the check of substitutions
+
+# Every node type of lnsym is built by now: seal them (lnsym.ir.sealing says why).
+_seal(
+    roots=(Expr, Relation, Assumption),
+    extension_points=(
+        Expr,
+        VectorNode,
+        ScalarNode,
+        _matrices.MatrixNode,
+        Defined,
+        _layers.Normalization,
+        _batch_layers.MatrixNormalization,
+        Relation,
+        Assumption,
+    ),
+)

@@ -23,12 +23,17 @@ from typing import Any
 
 from lnsym.errors import ExpressionError
 from lnsym.ir.nodes import VectorAtom, shown
+from lnsym.ir.sealing import refuse_sealed_bases
 
 
 class Assumption:
     """Base of hypotheses that restrict the atoms of a claim."""
 
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        refuse_sealed_bases(cls)  # the engines read each assumption by its type
+        super().__init_subclass__(**kwargs)
 
     def __repr__(self) -> str:
         return shown(self, "text")

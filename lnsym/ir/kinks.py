@@ -126,7 +126,7 @@ def kink_under_derivative(
         derivative; None when every derivative is taken away from every kink.
     """
     given = tuple(assumptions)
-    memo: dict[tuple[Any, _Scope], str | None] = {}
+    memo: dict[tuple[Any, _Scope, tuple[Assumption, ...]], str | None] = {}
     for node in ir.distinct_nodes(*_parts(subject), definitions=True):
         if isinstance(node, _DERIVATIVES):
             found = _scan(node.expr, _scope_of(node), given, memo)  # type: ignore[attr-defined]
@@ -181,11 +181,11 @@ def _scan(
     e: ir.Expr,
     scope: _Scope,
     assumptions: tuple[Assumption, ...],
-    memo: dict[tuple[Any, _Scope], str | None],
+    memo: dict[tuple[Any, _Scope, tuple[Assumption, ...]], str | None],
 ) -> str | None:
     """The first kink in ``e`` whose argument moves in ``scope`` (memoized: lowered
     expressions share their parts)."""
-    key = (e, scope)
+    key = (e, scope, assumptions)
     if key in memo:
         return memo[key]
     memo[key] = None  # a node never contains itself; this only guards re-entry
@@ -198,13 +198,16 @@ def _scan_node(
     e: ir.Expr,
     scope: _Scope,
     assumptions: tuple[Assumption, ...],
-    memo: dict[tuple[Any, _Scope], str | None],
+    memo: dict[tuple[Any, _Scope, tuple[Assumption, ...]], str | None],
 ) -> str | None:
     if isinstance(e, ir.Substitution):
         # The value is part of the function too (the chain rule runs through it).
         found = _scan(e.value, scope, assumptions, memo)
         inner = scope.bound(e.target, e.value, _moves(e.value, scope))
-        return found or _scan(e.expr, inner, assumptions, memo)
+        # Inside, the target stands for the value: what the claim assumes of the atom
+        # (non-constant, centered, …) says nothing of it there.
+        kept = tuple(a for a in assumptions if e.target not in _atoms_of(a))
+        return found or _scan(e.expr, inner, kept, memo)
     if isinstance(e, ir.Const):
         return _sympy_kink(e.value, scope, assumptions)
     if isinstance(e, ir.Defined):
@@ -223,6 +226,13 @@ def _scan_node(
         if found is not None:
             return found
     return None
+
+
+def _atoms_of(assumption: Assumption) -> tuple[Any, ...]:
+    """The atoms an assumption speaks of (its fields that are nodes)."""
+    return tuple(
+        v for f in fields(assumption) if isinstance(v := getattr(assumption, f.name), ir.Expr)  # type: ignore[arg-type]
+    )
 
 
 def _sympy_fields(e: ir.Expr) -> Iterator[sympy.Expr]:

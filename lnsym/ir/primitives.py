@@ -23,6 +23,7 @@ import sympy
 
 from lnsym.errors import ExpressionError
 from lnsym.ir.names import _ATOM_NAME, _check_constant, d
+from lnsym.ir.sealing import refuse_sealed_bases
 
 #: How ``repr`` and Jupyter show IR objects: "text" and "latex" printers, installed by
 #: :mod:`lnsym.printing` when it is imported (``import lnsym`` does). The printers depend
@@ -55,6 +56,7 @@ class Expr:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # @dataclass(frozen=True) puts its structural __hash__ in the class it builds (with
         # slots=True, a second class, which comes through here again): keep it, cached.
+        refuse_sealed_bases(cls)
         super().__init_subclass__(**kwargs)
         structural = cls.__dict__.get("__hash__")
         if structural is not None and not hasattr(structural, "structural"):

@@ -9,6 +9,7 @@ import sympy
 
 from lnsym.errors import ExpressionError
 from lnsym.ir.nodes import Const, Expr, Ones, Scaled, _is_zero_literal, _operand, as_scalar, shown
+from lnsym.ir.sealing import refuse_sealed_bases
 
 
 class Relation:
@@ -17,6 +18,10 @@ class Relation:
     __slots__ = ()
     lhs: Expr
     rhs: Expr
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        refuse_sealed_bases(cls)  # the checker reads Eq and Le by their type
+        super().__init_subclass__(**kwargs)
 
     def __repr__(self) -> str:
         return shown(self, "text")

@@ -11,6 +11,9 @@ can be taken.
 
 from __future__ import annotations
 
+from unittest import mock
+
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import vectors
@@ -62,3 +65,22 @@ def test_away_from_the_kink_the_slope_is_proved():
     assert check(Claim("away", Eq(diff(norm(positive * z), positive), norm(z)))).verdict == (
         "PROVED"
     )
+
+
+@given(st.sampled_from(["Abs", "sign", "Heaviside"]), st.sampled_from(["concrete", "numeric"]))
+def test_a_derivative_sympy_cannot_evaluate_is_refused_not_a_crash(name: str, engine: str) -> None:
+    """Past the kink check (switched off here), |t|, sign(t) and H(t) at t = var(z) under
+    D_z: SymPy leaves the slope unevaluated (or a Dirac delta); the engines say so, never an
+    internal error (SymPy's "derivative wrt 0", numpy's missing DiracDelta)."""
+    t = scalar("t")
+    kinked = ir.Const(getattr(sympy, name)(t))
+    statement = Eq(jvp((kinked * ones).subs(t, var(z)), z, h), 0 * ones)
+    with mock.patch("lnsym.checking.checker.kink_under_derivative", return_value=None):
+        result = Checker(Options(engines=(engine,), samples=10, max_d=3)).check(
+            Claim("unevaluated", statement)
+        )
+    (evidence,) = [e for e in result.evidence if e.engine == engine]
+    # Off t = 0 a slope may exist (|t|' = sign(t), H' = 0): a verdict there is the engine's.
+    assert not evidence.detail.startswith("internal"), evidence.detail
+    if evidence.outcome == "error":
+        assert evidence.detail.startswith("UnsupportedError"), evidence.detail

@@ -314,3 +314,26 @@ def test_a_substitution_starts_or_stops_the_motion_of_its_symbol() -> None:
     assert "Abs(t) under ∂_a: its argument t moves with a" in str(kink_under_derivative(moving))
     assert kink_under_derivative(diff(Const(sympy.Abs(a)).subs(a, 0), a)) is None
     assert kink_under_derivative(diff(Const(sympy.Abs(a) * b).subs(b, 2), a)) is not None
+
+
+@given(st.sampled_from(["Abs", "sign", "Heaviside", "Max", "Min"]))
+def test_an_assumption_on_an_atom_says_nothing_where_a_substitution_rebinds_it(
+    name: str,
+) -> None:
+    """k(var(z)) with z = w: non-constant z keeps var(z) off 0, yet inside the substitution
+    z stands for w, whose variance may be 0 — the sign rules must not use the assumption."""
+    w = vector("w")
+    at_var = {"Max": sympy.Max(t, 0), "Min": sympy.Min(t, 0)}.get(name, KINKS[name](t))
+    rebound = (Const(at_var) * ones).subs(t, var(z)).subs(z, w)
+    statement = Eq(jvp(rebound, w, h), 0 * ones)
+    refused(statement, name, (nonconstant(z),))
+    # Written with w itself, the assumption on w keeps the kink away.
+    direct = jvp((Const(at_var) * ones).subs(t, var(w)), w, h)
+    assert kink_under_derivative(direct, [nonconstant(w)]) is None
+    # Met first outside a substitution, where the assumption holds, the same part keeps
+    # its own answer inside one (the walk's memo is per assumptions, not only per node).
+    part = (Const(at_var) * ones).subs(t, var(z))
+    assert kink_under_derivative(jvp(part, z, h), [nonconstant(z)]) is None
+    inside = jvp(part.subs(z, 2 * z), z, h)
+    assert kink_under_derivative(inside, [nonconstant(z)]) is not None
+    assert kink_under_derivative(jvp(part + part.subs(z, 2 * z), z, h), [nonconstant(z)])

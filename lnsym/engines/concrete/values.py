@@ -424,7 +424,10 @@ class _Slope:
             if t not in exponent.free_symbols:
                 # x·(base' · n / base), which SymPy makes n·base^(n − 1)·base' (one base).
                 return sympy.Mul(exponent, self.value(base ** (exponent - 1)), self.of(base))
-        return _derivative(x, t).xreplace(self.at_zero)
+        try:
+            return _derivative(x, t).xreplace(self.at_zero)
+        except ValueError as exc:  # a derivative SymPy left unevaluated, now "wrt 0"
+            raise UnsupportedError(f"SymPy leaves the derivative of {x} unevaluated") from exc
 
 
 # ---------------------------------------------------------------------------------------

@@ -132,7 +132,7 @@ def _second_rules(func: Any, arity: int) -> list[list[Callable[..., Any]]]:
     xs = sympy.symbols(f"x0:{arity}", real=True)
     try:
         applied = func(*xs)
-        return [[sympy.lambdify(xs, applied.diff(x, y), "numpy") for y in xs] for x in xs]
+        return [[_numpy_rule(xs, applied.diff(x, y), func) for y in xs] for x in xs]
     except Exception as exc:  # noqa: BLE001 — SymPy raises many kinds here
         raise UnsupportedError(f"the numeric engine cannot evaluate {func}") from exc
 
@@ -144,7 +144,19 @@ def _function_rules(func: Any, arity: int) -> tuple[Callable[..., Any], list[Cal
     try:
         applied = func(*xs)
         return sympy.lambdify(xs, applied, "numpy"), [
-            sympy.lambdify(xs, applied.diff(x), "numpy") for x in xs
+            _numpy_rule(xs, applied.diff(x), func) for x in xs
         ]
     except Exception as exc:  # noqa: BLE001 — SymPy raises many kinds here
         raise UnsupportedError(f"the numeric engine cannot evaluate {func}") from exc
+
+
+def _numpy_rule(xs: Any, derivative: sympy.Expr, func: Any) -> Callable[..., Any]:
+    """A numpy function for a derivative of ``func``; one that raises when called if SymPy
+    gives a distribution (sign′ = 2δ) or leaves the derivative unevaluated."""
+    if derivative.has(sympy.DiracDelta, sympy.Derivative, sympy.Subs):
+
+        def refused(*_: Any) -> Any:
+            raise UnsupportedError(f"{func} has no derivative the numeric engine can evaluate")
+
+        return refused
+    return cast(Callable[..., Any], sympy.lambdify(xs, derivative, "numpy"))
